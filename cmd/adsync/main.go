@@ -1,0 +1,7 @@
+// Command adsync syncs an advertising and social-post API into Postgres and
+// exports it to Parquet. See the README.
+package main
+
+import adsynccmd "github.com/adsync/adsync/cmd"
+
+func main() { adsynccmd.Main() }

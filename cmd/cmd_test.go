@@ -1,0 +1,117 @@
+package adsynccmd
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { os.Exit(localpg.Main(m)) }
+
+// result is one in-process command run.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+func TestVersionPrintsVersionAndRiver(t *testing.T) {
+	t.Parallel()
+	r := run(t, "version")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `^adsync \S+ \(go1\.\d+.*river (v\d+\.\d+\.\d+|unknown)\)\n$`, r.stdout)
+}
+
+func TestConfigShowMasksSecrets(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("api:\n  consumer_key: ck-visible-nowhere\n  consumer_secret: cs-hidden\n  access_token: at-hidden\n  access_secret: as-hidden\nsecret_key: sk-hidden\n"), 0o600))
+	r := run(t, "config", "show", "--config", file, "--database-url", "postgres://app:hunter2@db.example:5432/adsync", "--log-level", "warn")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, secret := range []string{"ck-visible-nowhere", "cs-hidden", "at-hidden", "as-hidden", "sk-hidden", "hunter2"} {
+		require.NotContains(t, r.stdout+r.stderr, secret)
+	}
+	require.Contains(t, r.stdout, "database_url: postgres://app:xxxxx@db.example:5432/adsync", "flag applied, password masked")
+	require.Contains(t, r.stdout, "log_level: warn")
+	require.Contains(t, r.stdout, `consumer_secret: "********"`)
+}
+
+func TestUnreachableDatabaseGivesOneLineErrorNamingTheHost(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	r := run(t, "migrate", "--database-url", "postgres://app:hunter2@"+addr+"/adsync?connect_timeout=3")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "cannot connect to database at "+addr)
+	require.NotContains(t, r.stderr, "hunter2")
+	require.NotContains(t, r.stderr, "goroutine")
+	require.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+}
+
+func TestBadConfigFileNamesFileAndLine(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("log_level: info\nqueues:\n  sync: 2\n  surprise: 1\n"), 0o600))
+	r := run(t, "config", "show", "--config", file)
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, file)
+	require.Contains(t, r.stderr, "line 4")
+	require.Contains(t, r.stderr, `unknown key "surprise"`)
+	require.Empty(t, r.stdout)
+}
+
+func TestUnknownCommandIsAUsageError(t *testing.T) {
+	t.Parallel()
+	r := run(t, "frobnicate")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, `unknown command "frobnicate"`)
+}
+
+func TestMigrateThenStatusShowsNothingPending(t *testing.T) {
+	t.Parallel()
+	db := localpg.NewDatabase(t)
+
+	r := run(t, "migrate", "--database-url", db, "--status")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `app\s+1\s+sync_runs\s+pending`, r.stdout)
+	require.NotContains(t, r.stdout, "\n0 pending")
+
+	r = run(t, "migrate", "--database-url", db)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `applied \d+ River and 1 adsync migrations`, r.stdout)
+
+	r = run(t, "migrate", "--database-url", db)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "database is up to date")
+
+	r = run(t, "migrate", "--database-url", db, "--status")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `app\s+1\s+sync_runs\s+applied\s+\d{4}-\d\d-\d\d`, r.stdout)
+	require.Regexp(t, `river\s+1\s+.+\s+applied`, r.stdout)
+	require.True(t, strings.HasSuffix(r.stdout, "\n0 pending\n"), r.stdout)
+}
+
+func TestRunWithAConfiguredDatabaseMigratesIt(t *testing.T) {
+	t.Parallel()
+	db := localpg.NewDatabase(t)
+	r := run(t, "run", "--database-url", db)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "applied")
+	require.NotContains(t, r.stdout, "local Postgres", "a configured database is used as is")
+}

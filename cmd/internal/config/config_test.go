@@ -1,0 +1,144 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+	return p
+}
+
+func TestPrecedenceFlagsOverEnvOverFileOverDefaults(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "database_url: postgres://file/db\nlog_level: warn\napi:\n  url: http://file\n")
+	tests := []struct {
+		name    string
+		file    string
+		env     map[string]string
+		flags   map[string]string
+		wantDB  string
+		wantLvl string
+		wantAPI string
+	}{
+		{name: "defaults only", wantDB: "", wantLvl: "info", wantAPI: ""},
+		{name: "file over defaults", file: file, wantDB: "postgres://file/db", wantLvl: "warn", wantAPI: "http://file"},
+		{name: "env over file", file: file, env: map[string]string{"ADSYNC_DATABASE_URL": "postgres://env/db", "ADSYNC_API_URL": "http://env"},
+			wantDB: "postgres://env/db", wantLvl: "warn", wantAPI: "http://env"},
+		{name: "flag over env", file: file, env: map[string]string{"ADSYNC_DATABASE_URL": "postgres://env/db", "ADSYNC_LOG_LEVEL": "error"},
+			flags: map[string]string{"database_url": "postgres://flag/db", "log_level": "debug"}, wantDB: "postgres://flag/db", wantLvl: "debug", wantAPI: "http://file"},
+		{name: "flag over defaults without file or env", flags: map[string]string{"log_level": "error"}, wantLvl: "error"},
+		{name: "empty env value does not override file", file: file, env: map[string]string{"ADSYNC_DATABASE_URL": ""}, wantDB: "postgres://file/db", wantLvl: "warn", wantAPI: "http://file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := Load(Source{File: tt.file, Getenv: func(k string) string { return tt.env[k] }, Flags: tt.flags})
+			require.NoError(t, err)
+			require.Equal(t, tt.wantDB, cfg.DatabaseURL)
+			require.Equal(t, tt.wantLvl, cfg.LogLevel)
+			require.Equal(t, tt.wantAPI, cfg.API.URL)
+		})
+	}
+}
+
+func TestEveryDocumentedEnvironmentVariableIsRead(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{}
+	for _, name := range EnvNames() {
+		env[name] = "v-" + strings.ToLower(name)
+	}
+	env["ADSYNC_LOG_LEVEL"] = "debug"
+	cfg, err := Load(Source{Getenv: func(k string) string { return env[k] }})
+	require.NoError(t, err)
+	require.Equal(t, "v-adsync_database_url", cfg.DatabaseURL)
+	require.Equal(t, "v-adsync_api_url", cfg.API.URL)
+	require.Equal(t, "v-adsync_ads_url", cfg.API.AdsURL)
+	require.Equal(t, "v-adsync_sandbox_ads_url", cfg.API.SandboxAdsURL)
+	require.Equal(t, "v-adsync_consumer_key", cfg.API.ConsumerKey)
+	require.Equal(t, "v-adsync_consumer_secret", cfg.API.ConsumerSecret)
+	require.Equal(t, "v-adsync_access_token", cfg.API.AccessToken)
+	require.Equal(t, "v-adsync_access_secret", cfg.API.AccessSecret)
+	require.Equal(t, "v-adsync_secret_key", cfg.SecretKey)
+	require.Equal(t, "v-adsync_http_addr", cfg.HTTPAddr)
+}
+
+func TestUnknownYAMLKeyIsAnErrorNamingKeyAndFile(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "log_level: info\napi:\n  url: http://x\n  consumer_kee: abc\n")
+	_, err := Load(Source{File: file, Getenv: func(string) string { return "" }})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), file)
+	require.Contains(t, err.Error(), `"consumer_kee"`)
+	require.Contains(t, err.Error(), "line 4")
+}
+
+func TestBadYAMLNamesFileAndLine(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "log_level: info\nqueues:\n  sync: [1, 2\n")
+	_, err := Load(Source{File: file, Getenv: func(string) string { return "" }})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), file)
+	require.Regexp(t, `line [34]`, err.Error())
+	require.NotContains(t, err.Error(), "\n", "one line, no source dump")
+}
+
+func TestWrongTypeInYAMLNamesFileAndLine(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "queues:\n  sync: lots\n")
+	_, err := Load(Source{File: file, Getenv: func(string) string { return "" }})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), file)
+	require.Contains(t, err.Error(), "line 2")
+}
+
+func TestMissingConfigFileIsAnError(t *testing.T) {
+	t.Parallel()
+	_, err := Load(Source{File: "/nonexistent/adsync.yaml", Getenv: func(string) string { return "" }})
+	require.ErrorContains(t, err, "/nonexistent/adsync.yaml")
+}
+
+func TestDurationsAndSectionsDecode(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "sync:\n  overlap: 90m\nqueues:\n  sync: 8\nschedules:\n  sync: \"CRON_TZ=Europe/Berlin 0 3 * * *\"\n")
+	cfg, err := Load(Source{File: file, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	require.Equal(t, 90*time.Minute, time.Duration(cfg.Sync.Overlap))
+	require.Equal(t, 8, cfg.Queues.Sync)
+	require.Equal(t, 2, cfg.Queues.Audience, "unset keys keep their defaults")
+	require.Equal(t, "CRON_TZ=Europe/Berlin 0 3 * * *", cfg.Schedules.Sync)
+}
+
+func TestInvalidValuesAreRejectedWithTheKeyNamed(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]string{
+		"log_level: loud\n":        "log_level",
+		"queues:\n  export: 0\n":   "queues.export",
+		"sync:\n  overlap: soon\n": "invalid duration",
+	} {
+		_, err := Load(Source{File: writeFile(t, body), Getenv: func(string) string { return "" }})
+		require.ErrorContains(t, err, want, body)
+	}
+}
+
+func TestMaskedHidesEverySecret(t *testing.T) {
+	t.Parallel()
+	cfg := Default()
+	cfg.DatabaseURL = "postgres://app:hunter2@db.internal:5432/adsync?sslmode=require"
+	cfg.SecretKey = "s3cr3t-key"
+	cfg.API = API{ConsumerKey: "ck-123", ConsumerSecret: "cs-456", AccessToken: "at-789", AccessSecret: "as-000"}
+	m := cfg.Masked()
+	for _, secret := range []string{"hunter2", "s3cr3t-key", "ck-123", "cs-456", "at-789", "as-000"} {
+		require.NotContains(t, m.DatabaseURL+m.SecretKey+m.API.ConsumerKey+m.API.ConsumerSecret+m.API.AccessToken+m.API.AccessSecret, secret)
+	}
+	require.Contains(t, m.DatabaseURL, "db.internal:5432", "the host stays visible")
+	require.Equal(t, "", Default().Masked().SecretKey, "an unset secret stays visibly unset")
+}

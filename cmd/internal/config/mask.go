@@ -1,0 +1,47 @@
+package config
+
+import (
+	"net/url"
+)
+
+const masked = "********"
+
+// maskSecret hides a secret while still saying whether it is set.
+func maskSecret(s string) string {
+	if s == "" {
+		return ""
+	}
+	return masked
+}
+
+// MaskURL hides the password of a connection URL (keyword/value DSNs are
+// hidden entirely when they mention a password).
+func MaskURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return masked
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Masked returns a copy safe to print: every secret replaced.
+func (c Config) Masked() Config {
+	c.DatabaseURL = MaskURL(c.DatabaseURL)
+	c.SecretKey = maskSecret(c.SecretKey)
+	c.API.ConsumerKey = maskSecret(c.API.ConsumerKey)
+	c.API.ConsumerSecret = maskSecret(c.API.ConsumerSecret)
+	c.API.AccessToken = maskSecret(c.API.AccessToken)
+	c.API.AccessSecret = maskSecret(c.API.AccessSecret)
+	return c
+}

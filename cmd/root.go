@@ -1,0 +1,100 @@
+package adsynccmd
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/adsync/adsync/cmd/internal/config"
+	"github.com/adsync/adsync/cmd/internal/logging"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+)
+
+// app is what every command shares: streams, configuration and logger.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	configFile  string
+	logLevel    string
+	databaseURL string
+
+	cfg    config.Config
+	log    *zap.Logger
+	closed []func()
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "adsync",
+		Short:         "Sync an advertising and social-post API into Postgres and Parquet",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.load(cmd)
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.configFile, "config", "", "YAML configuration file (env ADSYNC_CONFIG)")
+	pf.StringVar(&a.logLevel, "log-level", "", "debug, info, warn or error (env ADSYNC_LOG_LEVEL; default info)")
+	pf.StringVar(&a.databaseURL, "database-url", "", "Postgres connection URL (env ADSYNC_DATABASE_URL)")
+	root.AddCommand(
+		a.versionCommand(),
+		a.configCommand(),
+		a.migrateCommand(),
+		a.runCommand(),
+	)
+	return root
+}
+
+// load builds the effective configuration and the logger.
+func (a *app) load(cmd *cobra.Command) error {
+	file := a.configFile
+	if file == "" {
+		file = os.Getenv("ADSYNC_CONFIG")
+	}
+	flags := map[string]string{}
+	if cmd.Flags().Changed("log-level") {
+		flags["log_level"] = a.logLevel
+	}
+	if cmd.Flags().Changed("database-url") {
+		flags["database_url"] = a.databaseURL
+	}
+	cfg, err := config.Load(config.Source{File: file, Flags: flags})
+	if err != nil {
+		return err
+	}
+	a.cfg = cfg
+	log, err := logging.New(a.stderr, cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	a.log = log
+	return nil
+}
+
+// onClose registers cleanup run after the command, last registered first.
+func (a *app) onClose(f func()) { a.closed = append(a.closed, f) }
+
+func (a *app) close() {
+	for i := len(a.closed) - 1; i >= 0; i-- {
+		a.closed[i]()
+	}
+	a.closed = nil
+	if a.log != nil {
+		_ = a.log.Sync()
+	}
+}
+
+// isCobraUsageError recognizes cobra's flag and argument errors.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
+		"invalid argument", "accepts ", "requires at least", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
