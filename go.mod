@@ -3,6 +3,7 @@ module github.com/adsync/adsync
 go 1.26.0
 
 require (
+	github.com/dghubble/oauth1 v0.7.3
 	github.com/goccy/go-yaml v1.19.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/riverqueue/river v0.51.1
