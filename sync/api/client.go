@@ -1,0 +1,463 @@
+// Package api is the HTTP client of the advertising and social-post service:
+// OAuth 1.0a signing, bearer tokens, envelopes, typed errors, cursor paging,
+// a rate-limit governor shared across processes, and bounded retries.
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Base names one of the service's three base addresses.
+type Base int
+
+// The service's bases.
+const (
+	BaseAPI     Base = iota // OAuth endpoints and the v2 read interface
+	BaseAds                 // the advertising interface
+	BaseSandbox             // the sandbox advertising interface
+)
+
+// AuthMode says how a request is authenticated.
+type AuthMode int
+
+// Authentication modes.
+const (
+	AuthUser     AuthMode = iota // OAuth 1.0a with the user access token
+	AuthBearer                   // app-only bearer token
+	AuthConsumer                 // OAuth 1.0a with consumer credentials only (request-token step)
+	AuthBasic                    // HTTP Basic with consumer credentials (bearer token endpoint)
+	AuthNone
+)
+
+// Config builds a Client.
+type Config struct {
+	APIURL, AdsURL, SandboxAdsURL string
+	Credentials                   Credentials
+	// UserToken is the access token AuthUser requests are signed with.
+	UserToken *Token
+	// Bearer supplies app-only tokens (nil: NewClient builds one with an
+	// in-memory cache).
+	Bearer *BearerSource
+	// Governor paces requests (nil: an in-memory governor).
+	Governor *Governor
+	// HTTPClient sends requests (nil: a client with sane transport limits).
+	HTTPClient *http.Client
+	// Timeout bounds each attempt (default 30s).
+	Timeout time.Duration
+	// MaxAttempts bounds retries of 5xx and connection errors (default 5).
+	MaxAttempts int
+	// BackoffBase and BackoffMax shape exponential backoff with full jitter
+	// (defaults 500ms and 30s).
+	BackoffBase, BackoffMax time.Duration
+	Logger                  *zap.Logger
+	Now                     func() time.Time
+	// OnResponse is called after every answer (metrics).
+	OnResponse func(endpoint string, status int, d time.Duration)
+}
+
+// Client talks to the service. It is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	http *http.Client
+	gov  *Governor
+	log  *zap.Logger
+}
+
+// NewClient validates cfg and returns a client.
+func NewClient(cfg Config) (*Client, error) {
+	for name, u := range map[string]string{"API URL": cfg.APIURL, "ads URL": cfg.AdsURL} {
+		if u == "" {
+			return nil, fmt.Errorf("no %s configured", name)
+		}
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return nil, fmt.Errorf("invalid %s %q: want http(s)://host[:port][/path]", name, u)
+		}
+	}
+	if cfg.SandboxAdsURL == "" {
+		cfg.SandboxAdsURL = cfg.AdsURL
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.MaxAttempts == 0 {
+		cfg.MaxAttempts = 5
+	}
+	if cfg.BackoffBase == 0 {
+		cfg.BackoffBase = 500 * time.Millisecond
+	}
+	if cfg.BackoffMax == 0 {
+		cfg.BackoffMax = 30 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	c := &Client{cfg: cfg, http: cfg.HTTPClient, gov: cfg.Governor, log: cfg.Logger}
+	if c.http == nil {
+		c.http = &http.Client{Transport: &http.Transport{
+			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: cfg.Timeout,
+		}}
+	}
+	if c.gov == nil {
+		c.gov = NewGovernor(NewMemoryStore())
+	}
+	if c.cfg.Bearer == nil {
+		c.cfg.Bearer = NewBearerSource(NewMemoryBearerStore())
+	}
+	return c, nil
+}
+
+// Credentials returns the application's credentials.
+func (c *Client) Credentials() Credentials { return c.cfg.Credentials }
+
+// Request is one call.
+type Request struct {
+	Method string
+	Base   Base
+	// Path is the escaped path under the base, e.g. "/12/accounts/abc/campaigns".
+	Path string
+	// Endpoint is the rate-limit key, e.g. "GET /12/accounts/{account_id}/campaigns".
+	// Derived from Method and Path when empty.
+	Endpoint string
+	Query    url.Values
+	Form     url.Values // form-encoded body (signed)
+	JSON     any        // JSON body (not signed); []byte is sent as is
+	Auth     AuthMode
+	// Token overrides the client's user token (three-legged flow steps).
+	Token *Token
+	// OAuthCallback and OAuthVerifier are the flow's protocol parameters.
+	OAuthCallback, OAuthVerifier string
+	// Idempotent allows retries after 5xx and connection errors. GET, PUT
+	// and DELETE are always idempotent.
+	Idempotent bool
+	// AccountID selects the account's rate-limit bucket.
+	AccountID string
+}
+
+// Response is a successful answer.
+type Response struct {
+	Status    int
+	Header    http.Header
+	Body      []byte
+	RateLimit *RateLimit // x-rate-limit-*, when present
+	Attempts  int
+}
+
+// TransportError is a request that got no answer (connection refused or
+// reset, timeout). It never carries the URL's query.
+type TransportError struct {
+	Endpoint string
+	Err      error
+}
+
+func (e *TransportError) Error() string { return e.Endpoint + ": " + e.Err.Error() }
+func (e *TransportError) Unwrap() error { return e.Err }
+
+func (c *Client) baseURL(b Base) string {
+	switch b {
+	case BaseAds:
+		return c.cfg.AdsURL
+	case BaseSandbox:
+		return c.cfg.SandboxAdsURL
+	default:
+		return c.cfg.APIURL
+	}
+}
+
+// Do sends req, pacing it through the governor, retrying what is safe to
+// retry, and decoding failures into typed errors.
+func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
+	endpoint := req.Endpoint
+	if endpoint == "" {
+		endpoint = DeriveEndpoint(req.Method, req.Path)
+	}
+	idempotent := req.Idempotent || req.Method == http.MethodGet || req.Method == http.MethodPut || req.Method == http.MethodDelete
+	reauthed := false
+	failures, waits := 0, 0
+	for attempt := 1; ; attempt++ {
+		buckets, err := c.gov.Acquire(ctx, endpoint, req.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		start := c.cfg.Now()
+		resp, bearer, err := c.send(ctx, req, endpoint)
+		d := c.cfg.Now().Sub(start)
+		if err != nil {
+			c.gov.release(ctx, buckets)
+			var rae *RetryAtError
+			if errors.As(err, &rae) || ctx.Err() != nil {
+				return nil, err
+			}
+			c.log.Debug("api request failed", zap.String("endpoint", endpoint), zap.Int("attempt", attempt), zap.Error(err))
+			failures++
+			if !idempotent || failures >= c.cfg.MaxAttempts {
+				return nil, err
+			}
+			if err := c.backoff(ctx, failures); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		user, account := c.observe(ctx, buckets, resp.Header, endpoint)
+		if c.cfg.OnResponse != nil {
+			c.cfg.OnResponse(endpoint, resp.StatusCode, d)
+		}
+		body, rerr := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+		resp.Body.Close()
+		c.log.Debug("api response", zap.String("method", req.Method), zap.String("endpoint", endpoint),
+			zap.String("query", redactQuery(req.Query)), zap.Int("status", resp.StatusCode), zap.Duration("duration", d),
+			zap.Int("attempt", attempt), zap.String("body", redactBody(endpoint, body)))
+		if rerr != nil {
+			failures++
+			terr := &TransportError{Endpoint: endpoint, Err: rerr}
+			if !idempotent || failures >= c.cfg.MaxAttempts {
+				return nil, terr
+			}
+			if err := c.backoff(ctx, failures); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		status := resp.StatusCode
+		switch {
+		case status >= 200 && status < 300:
+			return &Response{Status: status, Header: resp.Header, Body: body, RateLimit: user, Attempts: attempt}, nil
+		case status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""):
+			at := c.retryAt(resp.Header, user, account)
+			reason := "rate limited (429)"
+			if status == http.StatusServiceUnavailable {
+				reason = "service unavailable (503)"
+				if !idempotent {
+					// The request was refused before it was processed, so resending is safe.
+					reason += ", not processed"
+				}
+			}
+			if c.gov.OnWait != nil {
+				c.gov.OnWait(endpoint, at.Sub(c.cfg.Now()))
+			}
+			waits++
+			if at.Sub(c.cfg.Now()) > c.gov.MaxWait || waits > 10 {
+				return nil, &RetryAtError{At: at, Reason: reason, Endpoint: endpoint}
+			}
+			if err := c.gov.Sleep(ctx, at.Sub(c.cfg.Now())); err != nil {
+				return nil, err
+			}
+			continue
+		case status == http.StatusUnauthorized && req.Auth == AuthBearer && !reauthed:
+			herr := decodeError(status, endpoint, body)
+			if errors.Is(herr, ErrInvalidToken) {
+				// The cached bearer token was invalidated: drop it and obtain a new one, once.
+				c.cfg.Bearer.Invalidate(ctx, c, bearer)
+				reauthed = true
+				continue
+			}
+			return nil, herr
+		case status >= 500:
+			failures++
+			herr := decodeError(status, endpoint, body)
+			if !idempotent || failures >= c.cfg.MaxAttempts {
+				return nil, herr
+			}
+			if err := c.backoff(ctx, failures); err != nil {
+				return nil, err
+			}
+			continue
+		default:
+			return nil, decodeError(status, endpoint, body)
+		}
+	}
+}
+
+// send builds, signs and sends one attempt. It returns the bearer token it
+// used, if any.
+func (c *Client) send(ctx context.Context, req *Request, endpoint string) (*http.Response, string, error) {
+	u, err := url.Parse(strings.TrimRight(c.baseURL(req.Base), "/") + req.Path)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: invalid path: %w", endpoint, err)
+	}
+	u.RawQuery = encodeValues(req.Query)
+	var body io.Reader
+	contentType := ""
+	switch {
+	case req.Form != nil:
+		body, contentType = strings.NewReader(encodeValues(req.Form)), "application/x-www-form-urlencoded"
+	case req.JSON != nil:
+		b, ok := req.JSON.([]byte)
+		if !ok {
+			if b, err = json.Marshal(req.JSON); err != nil {
+				return nil, "", fmt.Errorf("%s: encoding the JSON body: %w", endpoint, err)
+			}
+		}
+		body, contentType = bytes.NewReader(b), "application/json"
+	}
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	hreq, err := http.NewRequestWithContext(actx, req.Method, u.String(), body)
+	if err != nil {
+		cancel()
+		return nil, "", fmt.Errorf("%s: %w", endpoint, err)
+	}
+	if contentType != "" {
+		hreq.Header.Set("Content-Type", contentType)
+	}
+	hreq.Header.Set("User-Agent", "adsync")
+	var bearer string
+	now := c.cfg.Now()
+	switch req.Auth {
+	case AuthUser:
+		tok := req.Token
+		if tok == nil {
+			tok = c.cfg.UserToken
+		}
+		if tok == nil || tok.Token == "" {
+			cancel()
+			return nil, "", fmt.Errorf("%s: no user access token configured (set ADSYNC_ACCESS_TOKEN and ADSYNC_ACCESS_SECRET, or run adsync auth login)", endpoint)
+		}
+		hreq.Header.Set("Authorization", c.signUser(req, u, tok, now))
+	case AuthConsumer:
+		var extra []func(*oauthParams)
+		if req.OAuthCallback != "" {
+			extra = append(extra, withCallback(req.OAuthCallback))
+		}
+		hreq.Header.Set("Authorization", SignRequest(req.Method, u, req.Form, c.cfg.Credentials, req.Token, now, extra...))
+	case AuthBearer:
+		bearer, err = c.cfg.Bearer.Token(ctx, c)
+		if err != nil {
+			cancel()
+			return nil, "", err
+		}
+		hreq.Header.Set("Authorization", "Bearer "+bearer)
+	case AuthBasic:
+		hreq.Header.Set("Authorization", basicAuth(c.cfg.Credentials))
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		cancel()
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // the URL may carry a token in its query
+		}
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("timed out after %s", c.cfg.Timeout)
+		}
+		return nil, "", &TransportError{Endpoint: endpoint, Err: err}
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, bearer, nil
+}
+
+func (c *Client) signUser(req *Request, u *url.URL, tok *Token, now time.Time) string {
+	var extra []func(*oauthParams)
+	if req.OAuthVerifier != "" {
+		extra = append(extra, withVerifier(req.OAuthVerifier))
+	}
+	return SignRequest(req.Method, u, req.Form, c.cfg.Credentials, tok, now, extra...)
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// observe feeds the answer's rate-limit headers to the governor.
+func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, endpoint string) (user, account *RateLimit) {
+	if rl, ok, err := ParseRateLimit(h, "x-rate-limit"); ok {
+		user = &rl
+	} else if err != nil {
+		c.log.Warn("ignoring malformed rate-limit headers", zap.String("endpoint", endpoint), zap.Error(err))
+	}
+	if rl, ok, err := ParseRateLimit(h, "x-account-rate-limit"); ok {
+		account = &rl
+	} else if err != nil {
+		c.log.Warn("ignoring malformed account rate-limit headers", zap.String("endpoint", endpoint), zap.Error(err))
+	}
+	c.gov.Observe(ctx, buckets, user, account)
+	return user, account
+}
+
+// retryAt is when a refused request may be sent again: Retry-After, else the
+// window's reset (the account window preferred), else a minute.
+func (c *Client) retryAt(h http.Header, user, account *RateLimit) time.Time {
+	now := c.cfg.Now()
+	if t, ok := parseRetryAfter(h.Get("Retry-After"), now); ok {
+		return t
+	}
+	if account != nil && account.Remaining == 0 && account.Reset.After(now) {
+		return account.Reset
+	}
+	if user != nil && user.Reset.After(now) {
+		return user.Reset
+	}
+	return now.Add(time.Minute)
+}
+
+// backoff sleeps before retry n (1-based): exponential with full jitter, bounded.
+func (c *Client) backoff(ctx context.Context, n int) error {
+	d := c.cfg.BackoffBase << min(n-1, 16)
+	if d > c.cfg.BackoffMax || d <= 0 {
+		d = c.cfg.BackoffMax
+	}
+	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return c.gov.Sleep(ctx, d)
+}
+
+// DeriveEndpoint turns a path into a rate-limit key by replacing id
+// segments (those holding a digit, after the version segment) with {id}.
+func DeriveEndpoint(method, path string) string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for i, s := range segs {
+		if i == 0 {
+			continue
+		}
+		if strings.ContainsAny(s, "0123456789") {
+			segs[i] = "{id}"
+		}
+	}
+	return method + " /" + strings.Join(segs, "/")
+}
+
+// encodeValues encodes v with RFC 3986 escaping (%20, never '+'), sorted.
+func encodeValues(v url.Values) string {
+	if len(v) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		for _, val := range v[k] {
+			if b.Len() > 0 {
+				b.WriteByte('&')
+			}
+			b.WriteString(Escape(k))
+			b.WriteByte('=')
+			b.WriteString(Escape(val))
+		}
+	}
+	return b.String()
+}

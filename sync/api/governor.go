@@ -1,0 +1,242 @@
+package api
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Budget is a rate limit known before any answer (the spec documents some,
+// e.g. 1,500 audience user requests a minute).
+type Budget struct {
+	Limit  int
+	Window time.Duration
+}
+
+// BudgetStore keeps rate-limit windows. The Postgres store shares them
+// between processes so several workers stay inside one budget; the memory
+// store serves one process.
+type BudgetStore interface {
+	// Reserve takes one request from bucket's window at now. It reports
+	// ok=false with the window's reset time when the window is exhausted. A
+	// bucket with no known window is created from preset when given, else
+	// the request is allowed.
+	Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget) (ok bool, reset time.Time, err error)
+	// Release returns a reservation whose request was never answered with
+	// rate-limit headers (it failed before reaching the service).
+	Release(ctx context.Context, bucket string) error
+	// Observe records what the service reported after a request (which
+	// also ends that request's reservation).
+	Observe(ctx context.Context, bucket string, rl RateLimit, now time.Time) error
+}
+
+// Governor decides whether a request may be sent now. It does not send a
+// request it knows will be refused: it waits up to MaxWait for the window to
+// reset, and past that returns a *RetryAtError.
+type Governor struct {
+	Store   BudgetStore
+	Presets map[string]Budget // by endpoint
+	MaxWait time.Duration
+	Now     func() time.Time
+	Sleep   func(ctx context.Context, d time.Duration) error
+	// OnWait is called whenever the governor waits or defers (metrics).
+	OnWait func(endpoint string, d time.Duration)
+}
+
+// NewGovernor returns a governor over store with the spec's known budgets.
+func NewGovernor(store BudgetStore) *Governor {
+	return &Governor{
+		Store:   store,
+		Presets: map[string]Budget{EndpointAudienceUsers: {Limit: 1500, Window: time.Minute}},
+		MaxWait: 70 * time.Second,
+		Now:     time.Now,
+		Sleep:   sleepCtx,
+	}
+}
+
+// EndpointAudienceUsers is the rate-limit key of POST custom audience users.
+const EndpointAudienceUsers = "POST /12/accounts/{account_id}/custom_audiences/{custom_audience_id}/users"
+
+// bucketsFor names the buckets of a request: the endpoint's, and the
+// account's share of it when the request names an account.
+func bucketsFor(endpoint, accountID string) []string {
+	if accountID == "" {
+		return []string{endpoint}
+	}
+	return []string{endpoint, endpoint + "|account:" + accountID}
+}
+
+// Acquire reserves one request on every bucket of endpoint (and account).
+func (g *Governor) Acquire(ctx context.Context, endpoint, accountID string) ([]string, error) {
+	buckets := bucketsFor(endpoint, accountID)
+	for {
+		now := g.Now()
+		var reserved []string
+		var blockedUntil time.Time
+		for _, b := range buckets {
+			var preset *Budget
+			if p, ok := g.Presets[b]; ok {
+				preset = &p
+			}
+			ok, reset, err := g.Store.Reserve(ctx, b, now, preset)
+			if err != nil {
+				g.release(ctx, reserved)
+				return nil, err
+			}
+			if !ok {
+				blockedUntil = reset
+				break
+			}
+			reserved = append(reserved, b)
+		}
+		if blockedUntil.IsZero() {
+			return reserved, nil
+		}
+		g.release(ctx, reserved)
+		wait := blockedUntil.Sub(now)
+		if g.OnWait != nil {
+			g.OnWait(endpoint, wait)
+		}
+		if wait > g.MaxWait {
+			return nil, &RetryAtError{At: blockedUntil, Reason: "rate-limit window exhausted", Endpoint: endpoint}
+		}
+		if err := g.Sleep(ctx, wait+50*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (g *Governor) release(ctx context.Context, buckets []string) {
+	for _, b := range buckets {
+		_ = g.Store.Release(context.WithoutCancel(ctx), b)
+	}
+}
+
+// Observe records the service's headers for a request's buckets.
+func (g *Governor) Observe(ctx context.Context, buckets []string, user, account *RateLimit) {
+	ctx = context.WithoutCancel(ctx)
+	now := g.Now()
+	for i, b := range buckets {
+		var rl *RateLimit
+		if i == 0 {
+			rl = user
+		} else {
+			rl = account
+		}
+		if rl == nil {
+			_ = g.Store.Release(ctx, b)
+			continue
+		}
+		_ = g.Store.Observe(ctx, b, *rl, now)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// MemoryStore is a BudgetStore for one process.
+type MemoryStore struct {
+	mu      sync.Mutex
+	windows map[string]*window
+}
+
+type window struct {
+	limit, remaining, inflight int
+	reset                      time.Time
+	period                     time.Duration
+	observed                   bool // reset and remaining come from the service, not a preset
+}
+
+// NewMemoryStore returns an empty in-process store.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{windows: map[string]*window{}} }
+
+// defaultPeriod is assumed for a window whose period is unknown once it has
+// reset: the service's standard windows are 15 minutes.
+const defaultPeriod = 15 * time.Minute
+
+// Reserve implements BudgetStore.
+func (m *MemoryStore) Reserve(_ context.Context, bucket string, now time.Time, preset *Budget) (bool, time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w, ok := m.windows[bucket]
+	if !ok {
+		if preset == nil {
+			return true, time.Time{}, nil
+		}
+		w = &window{limit: preset.Limit, remaining: preset.Limit, reset: now.Add(preset.Window), period: preset.Window}
+		m.windows[bucket] = w
+	}
+	if !now.Before(w.reset) {
+		period := w.period
+		if period == 0 {
+			period = defaultPeriod
+		}
+		w.remaining, w.inflight, w.reset, w.observed = w.limit, 0, now.Add(period), false
+	}
+	if w.remaining-w.inflight <= 0 {
+		return false, w.reset, nil
+	}
+	w.inflight++
+	return true, time.Time{}, nil
+}
+
+// Release implements BudgetStore.
+func (m *MemoryStore) Release(_ context.Context, bucket string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if w, ok := m.windows[bucket]; ok && w.inflight > 0 {
+		w.inflight--
+	}
+	return nil
+}
+
+// Observe implements BudgetStore: the service's count is the truth; in-flight
+// reservations of this window are still to be counted by it.
+func (m *MemoryStore) Observe(_ context.Context, bucket string, rl RateLimit, now time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w, ok := m.windows[bucket]
+	if !ok {
+		w = &window{inflight: 1}
+		m.windows[bucket] = w
+	}
+	if w.inflight > 0 {
+		w.inflight--
+	}
+	if ok && w.observed && rl.Reset.Before(w.reset.Add(-time.Second)) {
+		return nil // a late answer from a window already over
+	}
+	sameWindow := ok && w.observed && absDuration(rl.Reset.Sub(w.reset)) <= time.Second
+	w.limit = rl.Limit
+	if sameWindow {
+		w.remaining = min(w.remaining, rl.Remaining)
+	} else {
+		w.remaining = rl.Remaining
+	}
+	if w.period == 0 && ok && rl.Reset.After(w.reset.Add(time.Second)) && !w.reset.IsZero() {
+		w.period = rl.Reset.Sub(w.reset)
+	}
+	w.reset, w.observed = rl.Reset, true
+	if !now.Before(w.reset) {
+		w.reset = now.Add(time.Second)
+	}
+	return nil
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}

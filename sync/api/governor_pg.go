@@ -1,0 +1,82 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// PGStore is a BudgetStore in Postgres (table api_rate_limits), so every
+// process sharing the database shares one budget. It follows MemoryStore's
+// rules, each step in one statement.
+type PGStore struct{ Pool *pgxpool.Pool }
+
+// Reserve implements BudgetStore.
+func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget) (bool, time.Time, error) {
+	if preset != nil {
+		_, err := s.Pool.Exec(ctx, `INSERT INTO api_rate_limits (bucket, lim, remaining, reset_at, period_ms)
+			VALUES ($1, $2, $2, $3, $4) ON CONFLICT (bucket) DO NOTHING`,
+			bucket, preset.Limit, now.Add(preset.Window), preset.Window.Milliseconds())
+		if err != nil {
+			return false, time.Time{}, err
+		}
+	}
+	tag, err := s.Pool.Exec(ctx, `UPDATE api_rate_limits SET
+			remaining  = CASE WHEN reset_at <= $2 THEN lim ELSE remaining END,
+			inflight   = CASE WHEN reset_at <= $2 THEN 1 ELSE inflight + 1 END,
+			observed   = CASE WHEN reset_at <= $2 THEN false ELSE observed END,
+			reset_at   = CASE WHEN reset_at <= $2
+			                  THEN $2 + make_interval(secs => COALESCE(NULLIF(period_ms, 0), $3) / 1000.0)
+			                  ELSE reset_at END,
+			updated_at = now()
+		WHERE bucket = $1 AND (reset_at <= $2 OR remaining - inflight > 0)`,
+		bucket, now, defaultPeriod.Milliseconds())
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	if tag.RowsAffected() == 1 {
+		return true, time.Time{}, nil
+	}
+	var reset time.Time
+	err = s.Pool.QueryRow(ctx, `SELECT reset_at FROM api_rate_limits WHERE bucket = $1`, bucket).Scan(&reset)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return true, time.Time{}, nil // no window known: allowed
+	}
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	return false, reset, nil
+}
+
+// Release implements BudgetStore.
+func (s PGStore) Release(ctx context.Context, bucket string) error {
+	_, err := s.Pool.Exec(ctx, `UPDATE api_rate_limits SET inflight = GREATEST(inflight - 1, 0) WHERE bucket = $1`, bucket)
+	return err
+}
+
+// Observe implements BudgetStore.
+func (s PGStore) Observe(ctx context.Context, bucket string, rl RateLimit, now time.Time) error {
+	reset := rl.Reset
+	if !now.Before(reset) {
+		reset = now.Add(time.Second)
+	}
+	_, err := s.Pool.Exec(ctx, `INSERT INTO api_rate_limits AS w (bucket, lim, remaining, reset_at, observed)
+		VALUES ($1, $2, $3, $4, true)
+		ON CONFLICT (bucket) DO UPDATE SET
+			inflight  = GREATEST(w.inflight - 1, 0),
+			lim       = CASE WHEN w.observed AND EXCLUDED.reset_at < w.reset_at - interval '1 second' THEN w.lim ELSE EXCLUDED.lim END,
+			remaining = CASE
+				WHEN w.observed AND EXCLUDED.reset_at < w.reset_at - interval '1 second' THEN w.remaining
+				WHEN w.observed AND abs(extract(epoch FROM EXCLUDED.reset_at - w.reset_at)) <= 1 THEN LEAST(w.remaining, EXCLUDED.remaining)
+				ELSE EXCLUDED.remaining END,
+			period_ms = CASE WHEN w.period_ms = 0 AND w.observed AND EXCLUDED.reset_at > w.reset_at + interval '1 second'
+				THEN (extract(epoch FROM EXCLUDED.reset_at - w.reset_at) * 1000)::bigint ELSE w.period_ms END,
+			reset_at  = CASE WHEN w.observed AND EXCLUDED.reset_at < w.reset_at - interval '1 second' THEN w.reset_at ELSE EXCLUDED.reset_at END,
+			observed  = true,
+			updated_at = now()`,
+		bucket, rl.Limit, rl.Remaining, reset)
+	return err
+}

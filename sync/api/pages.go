@@ -1,0 +1,131 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// MaxIDsPerFilter is the most ids one *_ids filter takes.
+const MaxIDsPerFilter = 200
+
+// CountLimits returns the default and maximum page size of a list endpoint:
+// 100 and 200 for the cards list, 200 and 1000 elsewhere.
+func CountLimits(endpoint string) (def, max int) {
+	if strings.HasSuffix(endpoint, "/accounts/{account_id}/cards") {
+		return 100, 200
+	}
+	return 200, 1000
+}
+
+// ChunkIDs splits ids into filters of at most size ids each.
+func ChunkIDs(ids []string, size int) [][]string {
+	if size <= 0 {
+		size = MaxIDsPerFilter
+	}
+	var out [][]string
+	for len(ids) > 0 {
+		n := min(size, len(ids))
+		out = append(out, ids[:n:n])
+		ids = ids[n:]
+	}
+	return out
+}
+
+// ListRequest describes a paged list call.
+type ListRequest struct {
+	Base     Base
+	Path     string
+	Endpoint string // rate-limit and count-limit key, e.g. "GET /12/accounts/{account_id}/campaigns"
+	Query    url.Values
+	// Count is the page size; 0 means the endpoint's maximum (fewest requests).
+	Count int
+	// Cursor resumes paging from a saved next_cursor.
+	Cursor string
+	// WithTotalCount asks for total_count on the first page. It is
+	// exclusive with Cursor and counts against a much lower rate limit.
+	WithTotalCount bool
+	AccountID      string
+}
+
+// ErrTotalCountWithCursor is returned for a ListRequest asking for both.
+var ErrTotalCountWithCursor = errors.New("with_total_count cannot be combined with cursor")
+
+// Page is one page of a list: its records (raw and decoded) and the cursor
+// of the next page ("" at the end).
+type Page[T any] struct {
+	Items      []T
+	Raw        []json.RawMessage
+	NextCursor string
+	TotalCount *int64
+}
+
+// Pages iterates the pages of a list, following next_cursor. Save
+// Page.NextCursor to resume after a crash with ListRequest.Cursor.
+func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Page[T], error] {
+	return func(yield func(*Page[T], error) bool) {
+		if lr.WithTotalCount && lr.Cursor != "" {
+			yield(nil, ErrTotalCountWithCursor)
+			return
+		}
+		_, maxCount := CountLimits(lr.Endpoint)
+		count := lr.Count
+		if count == 0 {
+			count = maxCount
+		}
+		if count < 1 || count > maxCount {
+			yield(nil, errors.New(lr.Endpoint+": count "+strconv.Itoa(count)+" out of range 1-"+strconv.Itoa(maxCount)))
+			return
+		}
+		cursor := lr.Cursor
+		first := true
+		for {
+			q := url.Values{}
+			for k, v := range lr.Query {
+				q[k] = v
+			}
+			q.Set("count", strconv.Itoa(count))
+			if cursor != "" {
+				q.Set("cursor", cursor)
+			}
+			if first && lr.WithTotalCount {
+				q.Set("with_total_count", "true")
+			}
+			resp, err := c.Do(ctx, &Request{Method: "GET", Base: lr.Base, Path: lr.Path, Endpoint: lr.Endpoint,
+				Query: q, Auth: AuthUser, Idempotent: true, AccountID: lr.AccountID})
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			env, err := Decode[List[json.RawMessage]](lr.Endpoint, resp.Body)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			page := &Page[T]{Raw: env.Data, TotalCount: env.TotalCount}
+			if env.NextCursor != nil {
+				page.NextCursor = *env.NextCursor
+			}
+			page.Items = make([]T, 0, len(env.Data))
+			for _, raw := range env.Data {
+				var item T
+				if err := json.Unmarshal(raw, &item); err != nil {
+					yield(nil, errors.New(lr.Endpoint+": decoding a record: "+err.Error()))
+					return
+				}
+				page.Items = append(page.Items, item)
+			}
+			if !yield(page, nil) {
+				return
+			}
+			if page.NextCursor == "" || page.NextCursor == cursor {
+				return
+			}
+			cursor, first = page.NextCursor, false
+		}
+	}
+}
