@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/stretchr/testify/require"
@@ -94,7 +96,7 @@ func TestMigrateThenStatusShowsNothingPending(t *testing.T) {
 
 	r = run(t, "migrate", "--database-url", db)
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Regexp(t, `applied \d+ River and 1 adsync migrations`, r.stdout)
+	require.Regexp(t, `applied \d+ River and \d+ adsync migrations`, r.stdout)
 
 	r = run(t, "migrate", "--database-url", db)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -114,4 +116,40 @@ func TestRunWithAConfiguredDatabaseMigratesIt(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "applied")
 	require.NotContains(t, r.stdout, "local Postgres", "a configured database is used as is")
+}
+
+func TestFixturesServeAnswersHealthAndStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan result, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		code := Run(ctx, []string{"fixtures", "serve", "--addr", addr, "--seed", "7", "--accounts", "2"}, strings.NewReader(""), &out, &errb)
+		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
+	}()
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + addr + "/_fixtures/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}, 10*time.Second, 20*time.Millisecond)
+	cancel()
+	r := <-done
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "ads base: http://"+addr+"/ads")
+	require.Contains(t, r.stdout, "seed 7")
+}
+
+func TestFixturesServeRejectsZeroAccounts(t *testing.T) {
+	t.Parallel()
+	r := run(t, "fixtures", "serve", "--accounts", "0")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "--accounts")
 }

@@ -44,6 +44,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.configCommand(),
 		a.migrateCommand(),
 		a.runCommand(),
+		a.fixturesCommand(),
 	)
 	return root
 }
