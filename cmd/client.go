@@ -1,0 +1,50 @@
+package adsynccmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/adsync/adsync/sync/api"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// apiClient builds the service client from the configuration. With a pool,
+// rate-limit windows and the bearer token are shared through Postgres with
+// every other adsync process; without one they live in this process.
+func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, error) {
+	c := a.cfg.API
+	if c.URL == "" || c.AdsURL == "" {
+		return nil, errors.New("no service configured: set api.url and api.ads_url (ADSYNC_API_URL, ADSYNC_ADS_URL)")
+	}
+	if c.ConsumerKey == "" || c.ConsumerSecret == "" {
+		return nil, errors.New("no application credentials: set ADSYNC_CONSUMER_KEY and ADSYNC_CONSUMER_SECRET")
+	}
+	cfg := api.Config{
+		APIURL: c.URL, AdsURL: c.AdsURL, SandboxAdsURL: c.SandboxAdsURL,
+		Credentials: api.Credentials{ConsumerKey: c.ConsumerKey, ConsumerSecret: c.ConsumerSecret},
+		Timeout:     time.Duration(c.Timeout),
+		Logger:      a.log.Named("api"),
+	}
+	if c.AccessToken != "" || c.AccessSecret != "" {
+		if c.AccessToken == "" || c.AccessSecret == "" {
+			return nil, errors.New("set both ADSYNC_ACCESS_TOKEN and ADSYNC_ACCESS_SECRET, or neither")
+		}
+		cfg.UserToken = &api.Token{Token: c.AccessToken, Secret: c.AccessSecret}
+	}
+	if pool != nil {
+		cfg.Governor = api.NewGovernor(api.PGStore{Pool: pool})
+		cfg.Bearer = api.NewBearerSource(api.PGBearerStore{Pool: pool})
+		if cfg.UserToken == nil && a.cfg.SecretKey != "" {
+			tok, err := api.PGUserTokenStore{Pool: pool, SecretKey: a.cfg.SecretKey}.Current(ctx, cfg.Credentials)
+			if err != nil && !errors.Is(err, api.ErrNoStoredToken) {
+				return nil, fmt.Errorf("reading the stored user token: %w", err)
+			}
+			if err == nil {
+				cfg.UserToken = &api.Token{Token: tok.Token, Secret: tok.Secret}
+			}
+		}
+	}
+	return api.NewClient(cfg)
+}

@@ -1,0 +1,110 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// UserToken is a user access token with the user it acts for.
+type UserToken struct {
+	Token      string
+	Secret     string
+	UserID     string
+	ScreenName string
+	AccessType string // read or write
+}
+
+// ErrNoStoredToken means no user token is stored for the application.
+var ErrNoStoredToken = errors.New("no stored user token: run adsync auth login")
+
+// ErrNoSecretKey means tokens cannot be stored or read without ADSYNC_SECRET_KEY.
+var ErrNoSecretKey = errors.New("ADSYNC_SECRET_KEY is not set: adsync stores user tokens only encrypted (AES-GCM); set it, for example to the output of `openssl rand -hex 32`")
+
+// PGUserTokenStore keeps user tokens in Postgres (api_user_tokens),
+// encrypted with a key derived from ADSYNC_SECRET_KEY.
+type PGUserTokenStore struct {
+	Pool      *pgxpool.Pool
+	SecretKey string
+}
+
+func (s PGUserTokenStore) key() ([]byte, error) {
+	if s.SecretKey == "" {
+		return nil, ErrNoSecretKey
+	}
+	return DeriveKey("user-tokens", s.SecretKey), nil
+}
+
+// Save stores (or replaces) the token of tok.UserID.
+func (s PGUserTokenStore) Save(ctx context.Context, creds Credentials, tok UserToken) error {
+	key, err := s.key()
+	if err != nil {
+		return err
+	}
+	app := appKey(creds)
+	aad := []byte(app + "|" + tok.UserID)
+	te, err := Seal(key, []byte(tok.Token), aad)
+	if err != nil {
+		return err
+	}
+	se, err := Seal(key, []byte(tok.Secret), aad)
+	if err != nil {
+		return err
+	}
+	_, err = s.Pool.Exec(ctx, `INSERT INTO api_user_tokens (app, user_id, screen_name, access_type, token_enc, secret_enc)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (app, user_id) DO UPDATE SET screen_name = EXCLUDED.screen_name, access_type = EXCLUDED.access_type,
+			token_enc = EXCLUDED.token_enc, secret_enc = EXCLUDED.secret_enc, created_at = now(), revoked_at = NULL`,
+		app, tok.UserID, tok.ScreenName, tok.AccessType, te, se)
+	return err
+}
+
+// Current returns the most recently stored, unrevoked token.
+func (s PGUserTokenStore) Current(ctx context.Context, creds Credentials) (UserToken, error) {
+	return s.load(ctx, creds, "")
+}
+
+// ForUser returns the unrevoked token of one user.
+func (s PGUserTokenStore) ForUser(ctx context.Context, creds Credentials, userID string) (UserToken, error) {
+	return s.load(ctx, creds, userID)
+}
+
+func (s PGUserTokenStore) load(ctx context.Context, creds Credentials, userID string) (UserToken, error) {
+	key, err := s.key()
+	if err != nil {
+		return UserToken{}, err
+	}
+	app := appKey(creds)
+	var tok UserToken
+	var te, se []byte
+	err = s.Pool.QueryRow(ctx, `SELECT user_id, screen_name, access_type, token_enc, secret_enc FROM api_user_tokens
+		WHERE app = $1 AND revoked_at IS NULL AND ($2 = '' OR user_id = $2) ORDER BY created_at DESC LIMIT 1`, app, userID).
+		Scan(&tok.UserID, &tok.ScreenName, &tok.AccessType, &te, &se)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return UserToken{}, ErrNoStoredToken
+	}
+	if err != nil {
+		return UserToken{}, err
+	}
+	aad := []byte(app + "|" + tok.UserID)
+	t, err := Open(key, te, aad)
+	if err != nil {
+		return UserToken{}, fmt.Errorf("stored token of user %s: %w (was ADSYNC_SECRET_KEY changed?)", tok.UserID, err)
+	}
+	sec, err := Open(key, se, aad)
+	if err != nil {
+		return UserToken{}, fmt.Errorf("stored token of user %s: %w", tok.UserID, err)
+	}
+	tok.Token, tok.Secret = string(t), string(sec)
+	return tok, nil
+}
+
+// MarkRevoked records that the user's token was invalidated and forgets it.
+func (s PGUserTokenStore) MarkRevoked(ctx context.Context, creds Credentials, userID string) error {
+	_, err := s.Pool.Exec(ctx, `UPDATE api_user_tokens SET revoked_at = now(), token_enc = '', secret_enc = ''
+		WHERE app = $1 AND user_id = $2`, appKey(creds), userID)
+	return err
+}
