@@ -129,3 +129,23 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 		}
 	}
 }
+
+// PagesByIDs iterates the pages of a list filtered by many ids: the ids are
+// split into filters of at most 200 (param=a,b,...) and each filter is paged.
+func PagesByIDs[T any](ctx context.Context, c *Client, lr ListRequest, param string, ids []string) iter.Seq2[*Page[T], error] {
+	return func(yield func(*Page[T], error) bool) {
+		for _, chunk := range ChunkIDs(ids, MaxIDsPerFilter) {
+			sub := lr
+			sub.Query = url.Values{}
+			for k, v := range lr.Query {
+				sub.Query[k] = v
+			}
+			sub.Query.Set(param, strings.Join(chunk, ","))
+			for page, err := range Pages[T](ctx, c, sub) {
+				if !yield(page, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+}

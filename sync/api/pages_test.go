@@ -1,0 +1,167 @@
+package api_test
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"testing"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/stretchr/testify/require"
+)
+
+type record struct {
+	ID        string `json:"id"`
+	Deleted   bool   `json:"deleted"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+func firstAccount(t *testing.T, f *fake) string {
+	t.Helper()
+	truth := f.srv.AdsTruth()
+	ids := make([]string, 0, len(truth.Accounts))
+	for id := range truth.Accounts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids[0]
+}
+
+func campaigns(acct string) api.ListRequest {
+	return api.ListRequest{Base: api.BaseAds, Path: "/12/accounts/" + acct + "/campaigns",
+		Endpoint: "GET /12/accounts/{account_id}/campaigns", AccountID: acct,
+		Query: url.Values{"with_deleted": {"true"}, "with_draft": {"true"}}}
+}
+
+func TestPagesFollowCursorsThroughEveryRecord(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, func(o *fixtures.Options) { o.CampaignsPerAccount = 45 })
+	acct := firstAccount(t, f)
+	c := newClient(t, f.config())
+	lr := campaigns(acct)
+	lr.Count = 10
+	seen := map[string]bool{}
+	pages := 0
+	for page, err := range api.Pages[record](context.Background(), c, lr) {
+		require.NoError(t, err)
+		pages++
+		for _, r := range page.Items {
+			require.False(t, seen[r.ID], "no duplicates across pages")
+			seen[r.ID] = true
+		}
+		require.Len(t, page.Raw, len(page.Items))
+	}
+	truth := f.srv.AdsTruth().Accounts[acct]["campaigns"]
+	require.Len(t, seen, truth.Live+truth.Deleted)
+	require.Equal(t, (len(seen)+9)/10, pages)
+}
+
+func TestPagesUseTheEndpointMaximumByDefault(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, func(o *fixtures.Options) { o.CardsPerAccount = 1000 })
+	acct := firstAccount(t, f)
+	c := newClient(t, f.config())
+	lr := api.ListRequest{Base: api.BaseAds, Path: "/12/accounts/" + acct + "/cards", Endpoint: "GET /12/accounts/{account_id}/cards", AccountID: acct}
+	var sizes []int
+	for page, err := range api.Pages[record](context.Background(), c, lr) {
+		require.NoError(t, err)
+		sizes = append(sizes, len(page.Items))
+	}
+	require.Greater(t, len(sizes), 1)
+	require.Equal(t, 200, sizes[0], "cards lists page at most 200")
+	lr.Count = 201
+	for _, err := range api.Pages[record](context.Background(), c, lr) {
+		require.ErrorContains(t, err, "out of range 1-200")
+	}
+}
+
+func TestPagesResumeFromASavedCursor(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, func(o *fixtures.Options) { o.CampaignsPerAccount = 30 })
+	acct := firstAccount(t, f)
+	c := newClient(t, f.config())
+	ctx := context.Background()
+	lr := campaigns(acct)
+	lr.Count = 7
+	var all []string
+	var cursor string
+	for page, err := range api.Pages[record](ctx, c, lr) {
+		require.NoError(t, err)
+		for _, r := range page.Items {
+			all = append(all, r.ID)
+		}
+		if cursor == "" {
+			cursor = page.NextCursor
+		}
+	}
+	lr.Cursor = cursor
+	var resumed []string
+	for page, err := range api.Pages[record](ctx, c, lr) {
+		require.NoError(t, err)
+		for _, r := range page.Items {
+			resumed = append(resumed, r.ID)
+		}
+	}
+	require.Equal(t, all[7:], resumed)
+}
+
+func TestTotalCountOnlyWhenAskedAndNeverWithACursor(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, func(o *fixtures.Options) { o.CampaignsPerAccount = 12 })
+	acct := firstAccount(t, f)
+	c := newClient(t, f.config())
+	ctx := context.Background()
+	lr := campaigns(acct)
+	lr.Count = 5
+	var totals []*int64
+	for page, err := range api.Pages[record](ctx, c, lr) {
+		require.NoError(t, err)
+		totals = append(totals, page.TotalCount)
+	}
+	for _, tc := range totals {
+		require.Nil(t, tc)
+	}
+	lr.WithTotalCount = true
+	totals = nil
+	for page, err := range api.Pages[record](ctx, c, lr) {
+		require.NoError(t, err)
+		totals = append(totals, page.TotalCount)
+	}
+	require.NotNil(t, totals[0])
+	truth := f.srv.AdsTruth().Accounts[acct]["campaigns"]
+	require.EqualValues(t, truth.Live+truth.Deleted, *totals[0])
+	for _, tc := range totals[1:] {
+		require.Nil(t, tc, "later pages carry a cursor, so no total")
+	}
+	require.Equal(t, 2*len(totals), f.srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests, "one request per page")
+
+	lr.Cursor = "abc"
+	for _, err := range api.Pages[record](ctx, c, lr) {
+		require.ErrorIs(t, err, api.ErrTotalCountWithCursor)
+	}
+}
+
+func TestIDFiltersAreSplitIntoChunksOf200(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, func(o *fixtures.Options) { o.CampaignsPerAccount = 20 })
+	acct := firstAccount(t, f)
+	c := newClient(t, f.config())
+	truth := f.srv.AdsTruth().Accounts[acct]["campaigns"]
+	ids := append([]string{}, truth.IDs...)
+	for i := 0; len(ids) < 450; i++ {
+		ids = append(ids, "nosuch"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+	}
+	lr := campaigns(acct)
+	found := map[string]bool{}
+	for page, err := range api.PagesByIDs[record](context.Background(), c, lr, "campaign_ids", ids) {
+		require.NoError(t, err)
+		for _, r := range page.Items {
+			found[r.ID] = true
+		}
+	}
+	for _, id := range truth.IDs {
+		require.True(t, found[id])
+	}
+	require.Equal(t, 3, f.srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests, "450 ids: three filters of at most 200")
+}
