@@ -7,6 +7,7 @@ CREATE TABLE api_rate_limits (
     reset_at   timestamptz NOT NULL,
     period_ms  bigint      NOT NULL DEFAULT 0,
     observed   boolean     NOT NULL DEFAULT false,
+    probing    boolean     NOT NULL DEFAULT false,
     updated_at timestamptz NOT NULL DEFAULT now()
 );
 

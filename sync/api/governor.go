@@ -18,9 +18,9 @@ type Budget struct {
 // store serves one process.
 type BudgetStore interface {
 	// Reserve takes one request from bucket's window at now. It reports
-	// ok=false with the window's reset time when the window is exhausted. A
-	// bucket with no known window is created from preset when given, else
-	// the request is allowed.
+	// ok=false with the time to look again when the window is exhausted. A
+	// bucket with no known window starts from preset when given, else with
+	// a single probe request whose answer tells the window.
 	Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget) (ok bool, reset time.Time, err error)
 	// Release returns a reservation whose request was never answered with
 	// rate-limit headers (it failed before reaching the service).
@@ -145,6 +145,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// newWindow is a bucket's first window: the preset when the budget is known,
+// else a probe (one request whose answer tells the window).
+func newWindow(now time.Time, preset *Budget) *window {
+	if preset != nil {
+		return &window{limit: preset.Limit, remaining: preset.Limit, reset: now.Add(preset.Window), period: preset.Window}
+	}
+	return &window{limit: 1, remaining: 1, reset: now.Add(defaultPeriod), probing: true}
+}
+
 // MemoryStore is a BudgetStore for one process.
 type MemoryStore struct {
 	mu      sync.Mutex
@@ -156,10 +165,21 @@ type window struct {
 	reset                      time.Time
 	period                     time.Duration
 	observed                   bool // reset and remaining come from the service, not a preset
+	probing                    bool // the window rolled over; one probe is out to learn the next one
 }
 
 // NewMemoryStore returns an empty in-process store.
 func NewMemoryStore() *MemoryStore { return &MemoryStore{windows: map[string]*window{}} }
+
+// probePoll is how soon a request blocked behind a window's probe looks again.
+const probePoll = 200 * time.Millisecond
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
 
 // defaultPeriod is assumed for a window whose period is unknown once it has
 // reset: the service's standard windows are 15 minutes.
@@ -171,20 +191,27 @@ func (m *MemoryStore) Reserve(_ context.Context, bucket string, now time.Time, p
 	defer m.mu.Unlock()
 	w, ok := m.windows[bucket]
 	if !ok {
-		if preset == nil {
-			return true, time.Time{}, nil
-		}
-		w = &window{limit: preset.Limit, remaining: preset.Limit, reset: now.Add(preset.Window), period: preset.Window}
+		w = newWindow(now, preset)
 		m.windows[bucket] = w
 	}
 	if !now.Before(w.reset) {
+		// The window is over, but the service's next one may already hold
+		// requests (it opens at the first request after its reset, and
+		// requests still in flight count in it): send one probe and take the
+		// new window's numbers from its answer.
 		period := w.period
 		if period == 0 {
 			period = defaultPeriod
 		}
-		w.remaining, w.inflight, w.reset, w.observed = w.limit, 0, now.Add(period), false
+		w.remaining, w.reset, w.observed, w.probing = 1, now.Add(period), false, true
+		w.inflight++
+		return true, time.Time{}, nil
 	}
 	if w.remaining-w.inflight <= 0 {
+		if w.probing {
+			// Waiting for the probe's answer: look again shortly.
+			return false, minTime(w.reset, now.Add(probePoll)), nil
+		}
 		return false, w.reset, nil
 	}
 	w.inflight++
@@ -227,7 +254,7 @@ func (m *MemoryStore) Observe(_ context.Context, bucket string, rl RateLimit, no
 	if w.period == 0 && ok && rl.Reset.After(w.reset.Add(time.Second)) && !w.reset.IsZero() {
 		w.period = rl.Reset.Sub(w.reset)
 	}
-	w.reset, w.observed = rl.Reset, true
+	w.reset, w.observed, w.probing = rl.Reset, true, false
 	if !now.Before(w.reset) {
 		w.reset = now.Add(time.Second)
 	}

@@ -16,18 +16,22 @@ type PGStore struct{ Pool *pgxpool.Pool }
 
 // Reserve implements BudgetStore.
 func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget) (bool, time.Time, error) {
-	if preset != nil {
-		_, err := s.Pool.Exec(ctx, `INSERT INTO api_rate_limits (bucket, lim, remaining, reset_at, period_ms)
-			VALUES ($1, $2, $2, $3, $4) ON CONFLICT (bucket) DO NOTHING`,
-			bucket, preset.Limit, now.Add(preset.Window), preset.Window.Milliseconds())
-		if err != nil {
-			return false, time.Time{}, err
-		}
+	w := newWindow(now, preset)
+	_, err := s.Pool.Exec(ctx, `INSERT INTO api_rate_limits (bucket, lim, remaining, reset_at, period_ms, probing)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (bucket) DO NOTHING`,
+		bucket, w.limit, w.remaining, w.reset, w.period.Milliseconds(), w.probing)
+	if err != nil {
+		return false, time.Time{}, err
 	}
+	// A window that is over becomes a one-request probe: the service's next
+	// window may already hold requests, and the probe's answer tells. In-flight
+	// counts survive the rollover (those requests land in some window) unless
+	// the row saw no activity for minutes (a crashed process's leftovers).
 	tag, err := s.Pool.Exec(ctx, `UPDATE api_rate_limits SET
-			remaining  = CASE WHEN reset_at <= $2 THEN lim ELSE remaining END,
-			inflight   = CASE WHEN reset_at <= $2 THEN 1 ELSE inflight + 1 END,
+			remaining  = CASE WHEN reset_at <= $2 THEN 1 ELSE remaining END,
+			inflight   = CASE WHEN updated_at < now() - interval '5 minutes' THEN 1 ELSE inflight + 1 END,
 			observed   = CASE WHEN reset_at <= $2 THEN false ELSE observed END,
+			probing    = CASE WHEN reset_at <= $2 THEN true ELSE probing END,
 			reset_at   = CASE WHEN reset_at <= $2
 			                  THEN $2 + make_interval(secs => COALESCE(NULLIF(period_ms, 0), $3) / 1000.0)
 			                  ELSE reset_at END,
@@ -41,12 +45,16 @@ func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, pres
 		return true, time.Time{}, nil
 	}
 	var reset time.Time
-	err = s.Pool.QueryRow(ctx, `SELECT reset_at FROM api_rate_limits WHERE bucket = $1`, bucket).Scan(&reset)
+	var probing bool
+	err = s.Pool.QueryRow(ctx, `SELECT reset_at, probing FROM api_rate_limits WHERE bucket = $1`, bucket).Scan(&reset, &probing)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return true, time.Time{}, nil // no window known: allowed
+		return false, now.Add(probePoll), nil // removed meanwhile: look again
 	}
 	if err != nil {
 		return false, time.Time{}, err
+	}
+	if probing {
+		return false, minTime(reset, now.Add(probePoll)), nil // waiting for the probe's answer
 	}
 	return false, reset, nil
 }
@@ -76,6 +84,7 @@ func (s PGStore) Observe(ctx context.Context, bucket string, rl RateLimit, now t
 				THEN (extract(epoch FROM EXCLUDED.reset_at - w.reset_at) * 1000)::bigint ELSE w.period_ms END,
 			reset_at  = CASE WHEN w.observed AND EXCLUDED.reset_at < w.reset_at - interval '1 second' THEN w.reset_at ELSE EXCLUDED.reset_at END,
 			observed  = true,
+			probing   = CASE WHEN w.observed AND EXCLUDED.reset_at < w.reset_at - interval '1 second' THEN w.probing ELSE false END,
 			updated_at = now()`,
 		bucket, rl.Limit, rl.Remaining, reset)
 	return err

@@ -15,7 +15,10 @@ func TestMemoryStoreFollowsTheServicesWindows(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	ok, _, err := m.Reserve(ctx, "b", now, nil)
 	require.NoError(t, err)
-	require.True(t, ok, "unknown buckets are allowed")
+	require.True(t, ok, "an unknown bucket lets one probe through")
+	ok, again, _ := m.Reserve(ctx, "b", now, nil)
+	require.False(t, ok, "the rest wait for the probe's answer")
+	require.Equal(t, now.Add(probePoll), again)
 	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 3, Remaining: 1, Reset: now.Add(time.Minute)}, now))
 
 	ok, _, _ = m.Reserve(ctx, "b", now, nil)
@@ -28,7 +31,16 @@ func TestMemoryStoreFollowsTheServicesWindows(t *testing.T) {
 	ok, _, _ = m.Reserve(ctx, "b", now.Add(59*time.Second), nil)
 	require.False(t, ok)
 	ok, _, _ = m.Reserve(ctx, "b", now.Add(61*time.Second), nil)
-	require.True(t, ok, "a new window opens at the reset")
+	require.True(t, ok, "at the reset a probe opens the next window")
+	ok, _, _ = m.Reserve(ctx, "b", now.Add(61*time.Second), nil)
+	require.False(t, ok, "until the probe's answer arrives")
+	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 3, Remaining: 2, Reset: now.Add(121 * time.Second)}, now.Add(61*time.Second)))
+	for i := 0; i < 2; i++ {
+		ok, _, _ = m.Reserve(ctx, "b", now.Add(62*time.Second), nil)
+		require.True(t, ok, "the answer opens the new window's remaining budget")
+	}
+	ok, _, _ = m.Reserve(ctx, "b", now.Add(62*time.Second), nil)
+	require.False(t, ok)
 }
 
 func TestMemoryStorePresetGovernsTheFirstWindow(t *testing.T) {
@@ -51,9 +63,11 @@ func TestLateAnswerFromAnEndedWindowIsIgnored(t *testing.T) {
 	ctx := context.Background()
 	m := NewMemoryStore()
 	now := time.Unix(1_000_000, 0)
+	ok, _, _ := m.Reserve(ctx, "b", now, nil)
+	require.True(t, ok)
 	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 10, Remaining: 9, Reset: now.Add(2 * time.Minute)}, now))
 	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 10, Remaining: 0, Reset: now.Add(time.Minute)}, now))
-	ok, _, _ := m.Reserve(ctx, "b", now, nil)
+	ok, _, _ = m.Reserve(ctx, "b", now, nil)
 	require.True(t, ok, "the stale zero did not close the current window")
 }
 
