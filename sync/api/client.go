@@ -170,6 +170,12 @@ type TransportError struct {
 func (e *TransportError) Error() string { return e.Endpoint + ": " + e.Err.Error() }
 func (e *TransportError) Unwrap() error { return e.Err }
 
+// BaseURL returns the configured address of base b.
+func (c *Client) BaseURL(b Base) string { return c.baseURL(b) }
+
+// Bearer returns the source of the client's app-only bearer tokens.
+func (c *Client) Bearer() *BearerSource { return c.cfg.Bearer }
+
 func (c *Client) baseURL(b Base) string {
 	switch b {
 	case BaseAds:
