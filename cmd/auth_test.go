@@ -134,7 +134,7 @@ func (b *serviceBundle) storedToken(t *testing.T) api.UserToken {
 }
 
 // revokeAndCheck runs auth revoke and checks that the fake now refuses the
-// token with 401 code 89.
+// token with 401 code 89, through a failing `adsync api` call.
 func (b *serviceBundle) revokeAndCheck(t *testing.T, ut api.UserToken) {
 	t.Helper()
 	r := b.run(t, "auth", "revoke")
@@ -145,8 +145,13 @@ func (b *serviceBundle) revokeAndCheck(t *testing.T, ut api.UserToken) {
 	_, err := api.PGUserTokenStore{Pool: b.pool(t), SecretKey: testSecretKey}.Current(context.Background(), b.creds())
 	require.ErrorIs(t, err, api.ErrNoStoredToken, "revoked tokens are forgotten")
 
-	err = api.InvalidateUserToken(context.Background(), b.client(t), api.Token{Token: ut.Token, Secret: ut.Secret})
-	require.ErrorIs(t, err, api.ErrInvalidToken)
+	conf := b.writeConfig(t, bundleOptions{}, &api.Token{Token: ut.Token, Secret: ut.Secret})
+	r = run(t, "api", "POST", "/1.1/oauth/invalidate_token", "--config", conf)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Empty(t, r.stdout)
+	require.Contains(t, r.stderr, "POST /1.1/oauth/invalidate_token: HTTP 401: code 89")
+	require.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+	b.requireNoSecrets(t, r.stderr, ut.Token, ut.Secret)
 }
 
 func TestAuthLoginWithPINStoresTheTokenEncrypted(t *testing.T) {

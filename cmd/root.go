@@ -46,6 +46,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.runCommand(),
 		a.fixturesCommand(),
 		a.authCommand(),
+		a.apiCommand(),
 	)
 	return root
 }
