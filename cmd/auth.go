@@ -106,9 +106,6 @@ func (a *app) login(ctx context.Context, o loginOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-
 	callback := "oob"
 	var catcher *callbackCatcher
 	if o.callback == "loopback" {
@@ -126,13 +123,16 @@ func (a *app) login(ctx context.Context, o loginOptions) error {
 	authURL := api.AuthorizeURL(c, rt.Token, api.AuthorizeOptions{Authenticate: o.authenticate, ForceLogin: o.forceLogin, ScreenName: o.screenName})
 	fmt.Fprintf(a.stdout, "Open this URL in a browser and authorize adsync:\n\n  %s\n\n", authURL)
 
+	// Only the wait for the user is bounded by --timeout.
+	wctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
 	var verifier string
 	if catcher != nil {
 		fmt.Fprintf(a.stdout, "Waiting for the browser's redirect to %s ...\n", catcher.url)
-		verifier, err = catcher.wait(ctx, rt.Token)
+		verifier, err = catcher.wait(wctx, rt.Token)
 	} else {
 		fmt.Fprint(a.stdout, "Enter the PIN: ")
-		verifier, err = readLine(ctx, a.stdin)
+		verifier, err = readLine(wctx, a.stdin)
 		fmt.Fprintln(a.stdout)
 	}
 	if err != nil {
@@ -144,7 +144,8 @@ func (a *app) login(ctx context.Context, o loginOptions) error {
 	}
 	ut.AccessType = o.accessType
 	if ut.AccessType == "" {
-		// The response does not say; the service's default level is write.
+		// The response does not say. Without svc_auth_access_type the token
+		// gets the application's level, taken to be write.
 		ut.AccessType = api.AccessWrite
 	}
 	if err := store.Save(ctx, c.Credentials(), ut); err != nil {
@@ -171,6 +172,9 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 	}()
 	select {
 	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			return "", errors.New("timed out waiting for the PIN (see --timeout)")
+		}
 		return "", fmt.Errorf("no PIN entered: %w", context.Cause(ctx))
 	case l := <-ch:
 		if l.err == io.EOF {

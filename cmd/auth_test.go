@@ -333,3 +333,18 @@ func TestAuthBearerRevokeWithoutOwnerTokenFails(t *testing.T) {
 	tok := b.cachedBearer(t)
 	b.requireNoSecrets(t, r.stdout+r.stderr, tok)
 }
+
+func TestAuthLoginGivesUpWithoutAnAnswer(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{})
+	r := b.run(t, "auth", "login", "--callback", "loopback", "--timeout", "300ms")
+	require.Equal(t, 1, r.code)
+	require.Equal(t, "adsync: auth login: timed out waiting for the browser's redirect (see --timeout)\n", r.stderr)
+
+	r = b.run(t, "auth", "login") // stdin is empty
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "no PIN entered (end of input)")
+	st := b.srv.Stats()
+	require.Equal(t, 2, st.Family("POST /oauth/request_token").ByStatus[200])
+	require.Zero(t, st.Family("POST /oauth/access_token").Requests)
+}
