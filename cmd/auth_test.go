@@ -348,3 +348,24 @@ func TestAuthLoginGivesUpWithoutAnAnswer(t *testing.T) {
 	require.Equal(t, 2, st.Family("POST /oauth/request_token").ByStatus[200])
 	require.Zero(t, st.Family("POST /oauth/access_token").Requests)
 }
+
+func TestAuthLoginAuthenticateUsesTheAuthenticatePage(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{})
+	it := b.start(t, "auth", "login", "--authenticate")
+	authURL := it.authorizeURL(t)
+	u, err := url.Parse(authURL)
+	require.NoError(t, err)
+	require.Equal(t, "/oauth/authenticate", u.Path)
+	require.NotContains(t, authURL, "oauth_callback")
+
+	_, page := approveInBrowser(t, authURL)
+	m := pinPattern.FindStringSubmatch(page)
+	require.NotNil(t, m, page)
+	_, err = io.WriteString(it.stdin, m[1]+"\n")
+	require.NoError(t, err)
+	r := it.wait(t)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "access write); token stored encrypted")
+	b.requireNoSecrets(t, r.stdout+r.stderr, b.storedToken(t).Token)
+}
