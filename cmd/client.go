@@ -48,3 +48,17 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 	}
 	return api.NewClient(cfg)
 }
+
+// clientMaybePooled builds the client over a database pool when a database
+// is configured: the bearer token and rate-limit windows are then shared
+// with every other adsync process through Postgres.
+func (a *app) clientMaybePooled(ctx context.Context) (*api.Client, error) {
+	if a.cfg.DatabaseURL == "" {
+		return a.apiClient(ctx, nil)
+	}
+	pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	return a.apiClient(ctx, pool)
+}

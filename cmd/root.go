@@ -45,6 +45,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.migrateCommand(),
 		a.runCommand(),
 		a.fixturesCommand(),
+		a.authCommand(),
+		a.apiCommand(),
 	)
 	return root
 }

@@ -170,6 +170,12 @@ type TransportError struct {
 func (e *TransportError) Error() string { return e.Endpoint + ": " + e.Err.Error() }
 func (e *TransportError) Unwrap() error { return e.Err }
 
+// BaseURL returns the configured address of base b.
+func (c *Client) BaseURL(b Base) string { return c.baseURL(b) }
+
+// Bearer returns the source of the client's app-only bearer tokens.
+func (c *Client) Bearer() *BearerSource { return c.cfg.Bearer }
+
 func (c *Client) baseURL(b Base) string {
 	switch b {
 	case BaseAds:
@@ -201,8 +207,10 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		d := c.cfg.Now().Sub(start)
 		if err != nil {
 			c.gov.release(ctx, buckets)
-			var rae *RetryAtError
-			if errors.As(err, &rae) || ctx.Err() != nil {
+			// Only a request that got no answer is worth sending again; the
+			// other failures are local (no token, a bad path) and would repeat.
+			var terr *TransportError
+			if !errors.As(err, &terr) || ctx.Err() != nil {
 				return nil, err
 			}
 			c.log.Debug("api request failed", zap.String("endpoint", endpoint), zap.Int("attempt", attempt), zap.Error(err))

@@ -248,6 +248,21 @@ func TestConnectionResetIsRetriedOnlyWhenIdempotent(t *testing.T) {
 	require.Equal(t, 1, f.srv.Stats().Family("POST /oauth2/token").Resets)
 }
 
+func TestLocalFailuresAreNotRetried(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, nil)
+	cfg := f.config()
+	cfg.UserToken = nil
+	s := &sleeps{}
+	gov := api.NewGovernor(api.NewMemoryStore())
+	gov.Sleep = s.sleep
+	cfg.Governor = gov
+	_, err := newClient(t, cfg).Do(context.Background(), &api.Request{Method: "GET", Base: api.BaseAPI, Path: "/1.1/account", Auth: api.AuthUser})
+	require.ErrorContains(t, err, "no user access token configured")
+	require.Empty(t, s.all(), "no backoff: the same failure would repeat")
+	require.Zero(t, f.srv.Stats().Total())
+}
+
 func TestEveryRequestHasATimeout(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, nil)

@@ -1,0 +1,124 @@
+package adsynccmd
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+// testSecretKey encrypts stored tokens in these tests.
+const testSecretKey = "test-secret-key-never-printed"
+
+// serviceBundle is a fake service, a migrated database and a configuration
+// file pointing at both.
+type serviceBundle struct {
+	srv  *fixtures.Server
+	ts   *httptest.Server
+	db   string
+	conf string
+}
+
+// bundleOptions shape the configuration file.
+type bundleOptions struct {
+	noSecretKey bool
+	ownerToken  bool // configure the application owner's access token
+}
+
+func setupService(t *testing.T, o bundleOptions) *serviceBundle {
+	t.Helper()
+	srv := fixtures.New(fixtures.DefaultOptions())
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	b := &serviceBundle{srv: srv, ts: ts, db: localpg.NewDatabase(t)}
+	r := run(t, "migrate", "--database-url", b.db)
+	require.Equal(t, 0, r.code, r.stderr)
+	b.conf = b.writeConfig(t, o, nil)
+	return b
+}
+
+// writeConfig writes a YAML configuration for the fake; token, when given,
+// is configured as the access token.
+func (b *serviceBundle) writeConfig(t *testing.T, o bundleOptions, token *api.Token) string {
+	t.Helper()
+	apiURL, adsURL, sandboxURL := b.srv.URLs(b.ts.URL)
+	opts := b.srv.Options()
+	var y strings.Builder
+	fmt.Fprintf(&y, "api:\n  url: %s\n  ads_url: %s\n  sandbox_ads_url: %s\n  consumer_key: %s\n  consumer_secret: %s\n",
+		apiURL, adsURL, sandboxURL, opts.ConsumerKey, opts.ConsumerSecret)
+	if o.ownerToken {
+		token = &api.Token{Token: opts.OwnerToken, Secret: opts.OwnerSecret}
+	}
+	if token != nil {
+		fmt.Fprintf(&y, "  access_token: %q\n  access_secret: %q\n", token.Token, token.Secret)
+	}
+	if !o.noSecretKey {
+		fmt.Fprintf(&y, "secret_key: %s\n", testSecretKey)
+	}
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(y.String()), 0o600))
+	return file
+}
+
+// run runs adsync with the bundle's configuration and database.
+func (b *serviceBundle) run(t *testing.T, args ...string) result {
+	t.Helper()
+	return run(t, append(args, "--config", b.conf, "--database-url", b.db)...)
+}
+
+// pool opens the bundle's database.
+func (b *serviceBundle) pool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	pool, err := store.Connect(context.Background(), b.db, store.ConnectOptions{MaxConns: 2})
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+func (b *serviceBundle) creds() api.Credentials {
+	o := b.srv.Options()
+	return api.Credentials{ConsumerKey: o.ConsumerKey, ConsumerSecret: o.ConsumerSecret}
+}
+
+// client is a library client for the fake, for checks the command line
+// cannot make.
+func (b *serviceBundle) client(t *testing.T) *api.Client {
+	t.Helper()
+	apiURL, adsURL, sandboxURL := b.srv.URLs(b.ts.URL)
+	c, err := api.NewClient(api.Config{APIURL: apiURL, AdsURL: adsURL, SandboxAdsURL: sandboxURL, Credentials: b.creds()})
+	require.NoError(t, err)
+	return c
+}
+
+// requireNoSecrets fails if any of the fake's application secrets or the
+// given values appear in out.
+func (b *serviceBundle) requireNoSecrets(t *testing.T, out string, values ...string) {
+	t.Helper()
+	o := b.srv.Options()
+	for _, s := range append([]string{o.ConsumerSecret, o.OwnerToken, o.OwnerSecret, testSecretKey}, values...) {
+		require.NotEmpty(t, s)
+		require.NotContains(t, out, s)
+	}
+}
+
+// cachedBearer reads the bearer token adsync cached in Postgres.
+func (b *serviceBundle) cachedBearer(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	pool := b.pool(t)
+	var app string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT app FROM api_bearer_tokens`).Scan(&app))
+	tok, _, err := api.PGBearerStore{Pool: pool}.Load(ctx, app, b.creds())
+	require.NoError(t, err)
+	return tok
+}
