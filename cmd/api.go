@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/adsync/adsync/sync/api"
@@ -47,7 +48,11 @@ one stored by adsync auth login), or sent with the app-only bearer token with --
 			if err != nil {
 				return err
 			}
-			return writeBody(a.stdout, resp.Body)
+			body := resp.Body
+			if strings.Contains(req.Path, "/oauth") {
+				body = maskCredentials(body)
+			}
+			return writeBody(a.stdout, body)
 		},
 	}
 	f := cmd.Flags()
@@ -115,6 +120,21 @@ func (rc rawCall) request(method, path string) (*api.Request, error) {
 		}
 	}
 	return req, nil
+}
+
+// credentialPattern finds token values in JSON and form-encoded bodies.
+var credentialPattern = regexp.MustCompile(`("(?:access_token|oauth_token|oauth_token_secret)"\s*:\s*")[^"]*(")|((?:^|&)(?:access_token|oauth_token|oauth_token_secret)=)[^&\s]*`)
+
+// maskCredentials hides token values in the answers of credential endpoints:
+// secrets never reach the terminal or a log by way of adsync api.
+func maskCredentials(body []byte) []byte {
+	return credentialPattern.ReplaceAllFunc(body, func(m []byte) []byte {
+		sub := credentialPattern.FindSubmatch(m)
+		if sub[1] != nil {
+			return append(append(append([]byte{}, sub[1]...), "********"...), sub[2]...)
+		}
+		return append(append([]byte{}, sub[3]...), "********"...)
+	})
 }
 
 // writeBody prints a response body, indented when it is JSON.

@@ -125,3 +125,15 @@ func TestAPIFailureExitsOneWithTheTypedError(t *testing.T) {
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "no user access token configured")
 }
+
+func TestAPICommandMasksTokensInCredentialAnswers(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"access_token":"AAAA%2Bsecret"}`:                   `{"access_token":"********"}`,
+		`oauth_token=abc&oauth_token_secret=def&user_id=1`:   `oauth_token=********&oauth_token_secret=********&user_id=1`,
+		`{"token_type":"bearer","access_token" : "x"}`:       `{"token_type":"bearer","access_token" : "********"}`,
+		`{"data":[{"id":"1","text":"no credentials here"}]}`: `{"data":[{"id":"1","text":"no credentials here"}]}`,
+	} {
+		require.Equal(t, want, string(maskCredentials([]byte(in))))
+	}
+}

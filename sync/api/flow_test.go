@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -139,21 +138,21 @@ func TestReadAccessTypeYieldsAReadOnlyToken(t *testing.T) {
 	c := flowClient(t, f)
 	ut := loginPIN(t, f, c, "read")
 
-	// The fake's ground truth lists the token as read-only. The calls the
-	// fake refuses to such a token with 403 code 220 are the advertising
-	// interface's writes, which this build of the fake does not serve yet.
-	resp, err := http.Get(f.apiURL + "/_fixtures/state")
+	// Reads work, writes are refused with 403 code 220.
+	cfg := f.config()
+	cfg.UserToken = &api.Token{Token: ut.Token, Secret: ut.Secret}
+	rc := newClient(t, cfg)
+	ctx := context.Background()
+	acct := firstAccount(t, f)
+	camp := f.srv.AdsTruth().Accounts[acct]["campaigns"].IDs[0]
+	_, err := rc.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: "/12/accounts/" + acct + "/campaigns/" + camp})
 	require.NoError(t, err)
-	defer resp.Body.Close()
-	var state struct {
-		Auth struct {
-			AccessTokens struct {
-				ReadOnly []string `json:"read_only_last4"`
-			} `json:"access_tokens"`
-		} `json:"auth"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&state))
-	require.Equal(t, []string{"…" + ut.Token[len(ut.Token)-4:]}, state.Auth.AccessTokens.ReadOnly)
+	_, err = rc.Do(ctx, &api.Request{Method: "PUT", Base: api.BaseAds, Path: "/12/accounts/" + acct + "/campaigns/" + camp,
+		Form: url.Values{"name": {"renamed"}}})
+	require.ErrorIs(t, err, api.ErrNoAccess)
+	var oe *api.OAuthError
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, 403, oe.Status)
 
 	// A write login of the same user gets a different, writable token.
 	wt := loginPIN(t, f, c, "write")
