@@ -45,6 +45,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.migrateCommand(),
 		a.runCommand(),
 		a.fixturesCommand(),
+		a.audienceCommand(),
 	)
 	return root
 }
