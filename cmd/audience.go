@@ -64,7 +64,7 @@ invalid counts, invalid rows by line) goes to stdout when --out is a file, else 
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&in, "in", "", "input file: .csv or .ndjson/.jsonl, optionally gzipped (format sniffed otherwise)")
+	f.StringVar(&in, "in", "", "input file: .csv or .ndjson/.jsonl, optionally gzipped (format sniffed otherwise); - reads stdin")
 	f.StringVar(&out, "out", "", "output NDJSON file (default stdout)")
 	f.IntVar(&maxInvalid, "max-invalid", 0, "invalid rows tolerated before the run fails with exit 1 and no output file; -1 tolerates any (default 0: a dirty file needs a deliberate decision)")
 	f.StringVar(&country, "default-country", "", "ISO 3166-1 alpha-2 country of phone numbers written without a country code (e.g. US)")
@@ -75,8 +75,16 @@ invalid counts, invalid rows by line) goes to stdout when --out is a file, else 
 }
 
 // audienceHash runs the hash pipeline from in to out (stdout when empty).
-func (a *app) audienceHash(in, out string, maxInvalid int, norm *hashing.Normalizer, ropts hashing.ReaderOptions) (err error) {
-	src, format, err := hashing.Open(in)
+func (a *app) audienceHash(in, out string, maxInvalid int, norm *hashing.Normalizer, ropts hashing.ReaderOptions) error {
+	var src io.ReadCloser
+	var format hashing.Format
+	var err error
+	if in == "-" {
+		// Hide stdin's Close: the command does not own it.
+		src, format, err = hashing.Detect(struct{ io.Reader }{a.stdin}, "")
+	} else {
+		src, format, err = hashing.Open(in)
+	}
 	if err != nil {
 		return fmt.Errorf("audience hash: %w", err)
 	}

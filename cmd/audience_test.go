@@ -1,6 +1,7 @@
 package adsynccmd
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -111,4 +112,12 @@ func TestAudienceHashUsageErrors(t *testing.T) {
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, `unknown column "shoe_size"`)
 	require.Contains(t, r.stderr, "bad.csv")
+}
+
+func TestAudienceHashReadsStdinWhenInIsDash(t *testing.T) {
+	t.Parallel()
+	var out, errb strings.Builder
+	code := Run(context.Background(), []string{"audience", "hash", "--in", "-"}, strings.NewReader(`{"handle":"@Jack"}`+"\n"), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	require.Equal(t, `{"handle":["`+sha256Hex("jack")+`"]}`+"\n", out.String())
 }
