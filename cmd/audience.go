@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/adsync/adsync/hashing"
@@ -109,7 +110,7 @@ func (a *app) audienceHash(in, out string, maxInvalid int, norm *hashing.Normali
 	w := bufio.NewWriterSize(dst, 256<<10)
 	var line []byte
 	report := &hashing.Report{}
-	err = hashing.HashRecords(rr, norm, func(u hashing.HashedUser) error {
+	err = hashing.HashRecordsParallel(rr, norm, runtime.GOMAXPROCS(0), func(u hashing.HashedUser) error {
 		line = append(u.AppendJSON(line[:0]), '\n')
 		_, err := w.Write(line)
 		return err

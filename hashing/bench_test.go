@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -61,8 +62,22 @@ func BenchmarkNormalizeHashPhone(b *testing.B) {
 }
 
 // BenchmarkCSVToUsers measures a file's way to upload-ready JSON: CSV
-// parsing, normalization, hashing and the user objects.
+// parsing, normalization, hashing and the user objects, on one goroutine.
 func BenchmarkCSVToUsers(b *testing.B) {
+	benchCSVToUsers(b, func(r hashing.RecordReader, n *hashing.Normalizer, emit func(hashing.HashedUser) error, rep *hashing.Report) error {
+		return hashing.HashRecords(r, n, emit, rep)
+	})
+}
+
+// BenchmarkCSVToUsersParallel is BenchmarkCSVToUsers with one hashing
+// worker per CPU, as adsync audience hash runs it.
+func BenchmarkCSVToUsersParallel(b *testing.B) {
+	benchCSVToUsers(b, func(r hashing.RecordReader, n *hashing.Normalizer, emit func(hashing.HashedUser) error, rep *hashing.Report) error {
+		return hashing.HashRecordsParallel(r, n, runtime.GOMAXPROCS(0), emit, rep)
+	})
+}
+
+func benchCSVToUsers(b *testing.B, run func(hashing.RecordReader, *hashing.Normalizer, func(hashing.HashedUser) error, *hashing.Report) error) {
 	var file bytes.Buffer
 	file.WriteString("email,phone,external_id\n")
 	const rows = 20000
@@ -80,7 +95,7 @@ func BenchmarkCSVToUsers(b *testing.B) {
 			b.Fatal(err)
 		}
 		var report hashing.Report
-		err = hashing.HashRecords(r, n, func(u hashing.HashedUser) error {
+		err = run(r, n, func(u hashing.HashedUser) error {
 			out = append(u.AppendJSON(out[:0]), '\n')
 			_, err := io.Discard.Write(out)
 			return err
