@@ -47,6 +47,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.fixturesCommand(),
 		a.authCommand(),
 		a.apiCommand(),
+		a.audienceCommand(),
 	)
 	return root
 }

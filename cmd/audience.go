@@ -1,0 +1,181 @@
+package adsynccmd
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/adsync/adsync/hashing"
+	"github.com/spf13/cobra"
+)
+
+// audienceCommand is the parent of the audience commands (hash, and later
+// upload next to it).
+func (a *app) audienceCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "audience", Short: "Prepare and upload custom audience users"}
+	cmd.AddCommand(a.audienceHashCommand())
+	return cmd
+}
+
+func (a *app) audienceHashCommand() *cobra.Command {
+	var (
+		in, out, country string
+		maxInvalid       int
+		noPassThrough    bool
+		ignoreUnknown    bool
+		aliases          []string
+	)
+	cmd := &cobra.Command{
+		Use:   "hash",
+		Short: "Normalize and SHA-256 a CSV or NDJSON file into NDJSON user objects, without network",
+		Long: `Normalize and hash every row of --in (CSV with a header, or NDJSON; gzip is read
+transparently) into one user object per valid row, written as NDJSON to --out or stdout.
+A row with any invalid value is left out whole. The report (rows read, per-type valid and
+invalid counts, invalid rows by line) goes to stdout when --out is a file, else to stderr.
+--out is written atomically: a failed run leaves no file.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in == "" {
+				return usageError("audience hash: --in is required")
+			}
+			ropts := hashing.ReaderOptions{IgnoreUnknown: ignoreUnknown, Aliases: map[string]hashing.Type{}}
+			for _, al := range aliases {
+				name, typ, ok := strings.Cut(al, "=")
+				if !ok || strings.TrimSpace(name) == "" {
+					return usageError("audience hash: --alias %q: want name=type", al)
+				}
+				t, err := hashing.ParseType(typ)
+				if err != nil {
+					return usageError("audience hash: --alias %q: %v", al, err)
+				}
+				ropts.Aliases[name] = t
+			}
+			nopts := hashing.DefaultOptions()
+			nopts.DefaultCountry = country
+			nopts.PassThroughHashed = !noPassThrough
+			norm, err := hashing.NewNormalizer(nopts)
+			if err != nil {
+				return usageError("audience hash: --default-country: %v", err)
+			}
+			return a.audienceHash(in, out, maxInvalid, norm, ropts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&in, "in", "", "input file: .csv or .ndjson/.jsonl, optionally gzipped (format sniffed otherwise); - reads stdin")
+	f.StringVar(&out, "out", "", "output NDJSON file (default stdout)")
+	f.IntVar(&maxInvalid, "max-invalid", 0, "invalid rows tolerated before the run fails with exit 1 and no output file; -1 tolerates any (default 0: a dirty file needs a deliberate decision)")
+	f.StringVar(&country, "default-country", "", "ISO 3166-1 alpha-2 country of phone numbers written without a country code (e.g. US)")
+	f.BoolVar(&noPassThrough, "no-pass-through", false, "hash values that already look like SHA-256 (64 hex characters) instead of passing them through")
+	f.BoolVar(&ignoreUnknown, "ignore-unknown", false, "ignore columns or keys that name no identifier type instead of failing")
+	f.StringArrayVar(&aliases, "alias", nil, "map a column name to an identifier type, as name=type (repeatable)")
+	return cmd
+}
+
+// audienceHash runs the hash pipeline from in to out (stdout when empty).
+func (a *app) audienceHash(in, out string, maxInvalid int, norm *hashing.Normalizer, ropts hashing.ReaderOptions) error {
+	var src io.ReadCloser
+	var format hashing.Format
+	var err error
+	if in == "-" {
+		// Hide stdin's Close: the command does not own it.
+		src, format, err = hashing.Detect(struct{ io.Reader }{a.stdin}, "")
+	} else {
+		src, format, err = hashing.Open(in)
+	}
+	if err != nil {
+		return fmt.Errorf("audience hash: %w", err)
+	}
+	defer func() { _ = src.Close() }()
+	rr, err := hashing.NewReader(src, format, ropts)
+	if err != nil {
+		return fmt.Errorf("audience hash: %s: %w", in, err)
+	}
+
+	var dst io.Writer = a.stdout
+	reportTo := a.stderr
+	var file *atomicFile
+	if out != "" {
+		file, err = createAtomic(out)
+		if err != nil {
+			return fmt.Errorf("audience hash: %w", err)
+		}
+		defer file.abort() // no-op after commit
+		dst = file
+		reportTo = a.stdout
+	}
+	w := bufio.NewWriterSize(dst, 256<<10)
+	var line []byte
+	report := &hashing.Report{}
+	err = hashing.HashRecordsParallel(rr, norm, runtime.GOMAXPROCS(0), func(u hashing.HashedUser) error {
+		line = append(u.AppendJSON(line[:0]), '\n')
+		_, err := w.Write(line)
+		return err
+	}, report)
+	if err != nil {
+		return fmt.Errorf("audience hash: %s: %w", in, err)
+	}
+	// On stdout the users are already streaming out, so all of them are
+	// written and the exit status tells; only a file can be withheld.
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("audience hash: write: %w", err)
+	}
+	if err := report.WriteText(reportTo); err != nil {
+		return fmt.Errorf("audience hash: report: %w", err)
+	}
+	if maxInvalid >= 0 && report.RowsInvalid > maxInvalid {
+		return fmt.Errorf("audience hash: %s: %d invalid rows, more than --max-invalid %d", in, report.RowsInvalid, maxInvalid)
+	}
+	if file != nil {
+		if err := file.commit(); err != nil {
+			return fmt.Errorf("audience hash: %w", err)
+		}
+	}
+	return nil
+}
+
+// atomicFile is written under a temporary name beside its destination and
+// renamed into place on commit, so readers never see a partial file.
+type atomicFile struct {
+	*os.File
+	dest string
+	done bool
+}
+
+func createAtomic(dest string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", dest, err)
+	}
+	return &atomicFile{File: f, dest: dest}, nil
+}
+
+func (f *atomicFile) commit() error {
+	if err := f.Sync(); err != nil {
+		f.abort()
+		return fmt.Errorf("write %s: %w", f.dest, err)
+	}
+	if err := f.Close(); err != nil {
+		f.abort()
+		return fmt.Errorf("write %s: %w", f.dest, err)
+	}
+	if err := os.Rename(f.Name(), f.dest); err != nil {
+		f.abort()
+		return fmt.Errorf("write %s: %w", f.dest, err)
+	}
+	f.done = true
+	return nil
+}
+
+// abort removes the temporary file unless the commit happened.
+func (f *atomicFile) abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	_ = f.Close()
+	_ = os.Remove(f.Name())
+}

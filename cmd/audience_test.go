@@ -1,0 +1,123 @@
+package adsynccmd
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// audienceCSV has two valid rows and two invalid ones (lines 3 and 5).
+const audienceCSV = "email,phone,external_id\n" +
+	"Test@Example.com,+1 (415) 555-0100,crm-1\n" +
+	"broken-email,,crm-2\n" +
+	"@x,,\n" +
+	"ok@example.org,,\n"
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}
+
+func TestAudienceHashWritesNDJSONUsersAndReport(t *testing.T) {
+	t.Parallel()
+	in := writeFile(t, "users.csv", audienceCSV)
+	out := filepath.Join(t.TempDir(), "users.ndjson")
+
+	r := run(t, "audience", "hash", "--in", in, "--out", out, "--max-invalid", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t,
+		`{"email":["`+sha256Hex("test@example.com")+`"],"phone_number":["`+sha256Hex("14155550100")+`"],"partner_user_id":["crm-1"]}`+"\n"+
+			`{"email":["`+sha256Hex("ok@example.org")+`"]}`+"\n",
+		string(got))
+	require.Contains(t, r.stdout, "rows read: 4\n", "report on stdout when --out is a file")
+	require.Contains(t, r.stdout, "email: 2 valid, 2 invalid\n")
+	require.Contains(t, r.stdout, "invalid: line 3: invalid email: no @")
+	require.Contains(t, r.stdout, "invalid: line 4: invalid email: empty local part")
+	require.NotContains(t, r.stdout+r.stderr, "broken-email", "no raw identifiers in the report")
+}
+
+func TestAudienceHashWritesUsersToStdoutAndReportToStderr(t *testing.T) {
+	t.Parallel()
+	in := writeFile(t, "users.csv", "email\nA@B.co\n")
+	r := run(t, "audience", "hash", "--in", in)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, `{"email":["`+sha256Hex("a@b.co")+`"]}`+"\n", r.stdout)
+	require.Contains(t, r.stderr, "rows read: 1\n")
+}
+
+func TestAudienceHashFailsAboveMaxInvalidAndLeavesNoFile(t *testing.T) {
+	t.Parallel()
+	in := writeFile(t, "users.csv", audienceCSV)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "users.ndjson")
+
+	r := run(t, "audience", "hash", "--in", in, "--out", out, "--max-invalid", "1")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "2 invalid rows, more than --max-invalid 1")
+	require.Contains(t, r.stdout, "invalid: line 3", "the report still says which rows")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "no output and no temporary file")
+
+	r = run(t, "audience", "hash", "--in", in, "--out", out)
+	require.Equal(t, 1, r.code, "the default tolerates no invalid row")
+
+	r = run(t, "audience", "hash", "--in", in, "--out", out, "--max-invalid", "-1")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.FileExists(t, out)
+}
+
+func TestAudienceHashAppliesAliasesDefaultCountryAndPassThrough(t *testing.T) {
+	t.Parallel()
+	pre := strings.ToUpper(sha256Hex("someone"))
+	in := writeFile(t, "users.csv", "courriel,tel\n"+pre+",(415) 555-0100\n")
+
+	r := run(t, "audience", "hash", "--in", in, "--alias", "courriel=email", "--alias", "tel=phone_number", "--default-country", "us")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, `{"email":["`+strings.ToLower(pre)+`"],"phone_number":["`+sha256Hex("14155550100")+`"]}`+"\n", r.stdout)
+
+	r = run(t, "audience", "hash", "--in", in, "--alias", "courriel=email", "--alias", "tel=phone_number", "--default-country", "us", "--no-pass-through")
+	require.Equal(t, 1, r.code, "a hash is not an email once pass-through is off")
+}
+
+func TestAudienceHashUsageErrors(t *testing.T) {
+	t.Parallel()
+	in := writeFile(t, "users.csv", "email\na@b.co\n")
+	for _, args := range [][]string{
+		{"audience", "hash"},
+		{"audience", "hash", "--in", in, "--alias", "nonsense"},
+		{"audience", "hash", "--in", in, "--alias", "x=fax"},
+		{"audience", "hash", "--in", in, "--default-country", "XX"},
+	} {
+		r := run(t, args...)
+		require.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+	}
+	r := run(t, "audience", "hash", "--in", writeFile(t, "bad.csv", "email,shoe_size\n"))
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, `unknown column "shoe_size"`)
+	require.Contains(t, r.stderr, "bad.csv")
+}
+
+func TestAudienceHashReadsStdinWhenInIsDash(t *testing.T) {
+	t.Parallel()
+	var out, errb strings.Builder
+	code := Run(context.Background(), []string{"audience", "hash", "--in", "-"}, strings.NewReader(`{"handle":"@Jack"}`+"\n"), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	require.Equal(t, `{"handle":["`+sha256Hex("jack")+`"]}`+"\n", out.String())
+}

@@ -1,0 +1,304 @@
+package hashing
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+// Options tune a Normalizer.
+type Options struct {
+	// DefaultCountry is the ISO 3166-1 alpha-2 region (for example "US") of
+	// phone numbers written without a country code. Empty means such numbers
+	// are read as E.164 digits without the leading '+'.
+	DefaultCountry string
+	// PassThroughHashed sends a value that already is 64 hex characters as
+	// it is (lowercased) instead of hashing it again: files often come
+	// pre-hashed from a CRM export.
+	PassThroughHashed bool
+}
+
+// DefaultOptions are the options used when none are given: no default
+// country, pre-hashed values passed through.
+func DefaultOptions() Options { return Options{PassThroughHashed: true} }
+
+// Normalizer normalizes and hashes identifier values. It is safe for
+// concurrent use.
+type Normalizer struct {
+	opts   Options
+	region string
+}
+
+// NewNormalizer returns a Normalizer, checking that opts.DefaultCountry is a
+// region with a known calling code.
+func NewNormalizer(opts Options) (*Normalizer, error) {
+	region := strings.ToUpper(strings.TrimSpace(opts.DefaultCountry))
+	if region != "" && phonenumbers.GetCountryCodeForRegion(region) == 0 {
+		return nil, fmt.Errorf("default country %q: not an ISO 3166-1 alpha-2 region with a phone calling code", opts.DefaultCountry)
+	}
+	opts.DefaultCountry = region
+	return &Normalizer{opts: opts, region: region}, nil
+}
+
+// Normalize returns raw in the form the service matches on, before hashing.
+// An empty value (after trimming) gives "" and no error: it is skipped, not
+// invalid. A pre-hashed value (with PassThroughHashed) gives the lowercased hash.
+func (n *Normalizer) Normalize(t Type, raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		if t.index() < 0 {
+			return "", fmt.Errorf("unknown identifier type %q", t)
+		}
+		return "", nil
+	}
+	if t == TypePartnerUserID {
+		return s, nil
+	}
+	if n.opts.PassThroughHashed && isHex64(s) {
+		return lowerASCII(s), nil
+	}
+	var buf [128]byte
+	b, err := n.appendNormalized(buf[:0], t, s)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// Hash returns the value sent to the service for raw: the lowercase hex
+// SHA-256 of its normalized form, the trimmed value for partner_user_id
+// (never hashed), or the lowercased value when it already is a hash and
+// PassThroughHashed is set. skipped is true for an empty value.
+func (n *Normalizer) Hash(t Type, raw string) (hash string, skipped bool, err error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		if t.index() < 0 {
+			return "", false, fmt.Errorf("unknown identifier type %q", t)
+		}
+		return "", true, nil
+	}
+	if t == TypePartnerUserID {
+		return s, false, nil
+	}
+	if n.opts.PassThroughHashed && isHex64(s) {
+		return lowerASCII(s), false, nil
+	}
+	// A stack buffer and a stack hex array keep the hot path to a single
+	// allocation: the returned string.
+	var buf [128]byte
+	b, err := n.appendNormalized(buf[:0], t, s)
+	if err != nil {
+		return "", false, err
+	}
+	sum := sha256.Sum256(b)
+	var out [sha256.Size * 2]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:]), false, nil
+}
+
+// appendNormalized appends the normalized form of s (trimmed, not empty, not
+// pre-hashed) to dst.
+func (n *Normalizer) appendNormalized(dst []byte, t Type, s string) ([]byte, error) {
+	switch t {
+	case TypeEmail:
+		return appendEmail(dst, s)
+	case TypeHandle:
+		return appendHandle(dst, s)
+	case TypeDeviceID:
+		return appendDeviceID(dst, s)
+	case TypeServiceID:
+		return appendServiceID(dst, s)
+	case TypePhoneNumber:
+		return n.appendPhone(dst, s)
+	case TypePartnerUserID:
+		return append(dst, s...), nil
+	}
+	return dst, fmt.Errorf("unknown identifier type %q", t)
+}
+
+// appendEmail applies the service's email rule: trimmed and lowercased. We
+// also reject what can never match an account: no '@', an empty local part,
+// a domain without a dot, or whitespace inside.
+func appendEmail(dst []byte, s string) ([]byte, error) {
+	at := strings.IndexByte(s, '@')
+	switch {
+	case at < 0:
+		return dst, invalid(TypeEmail, "no @", s)
+	case at == 0:
+		return dst, invalid(TypeEmail, "empty local part", s)
+	case strings.IndexByte(s[at+1:], '@') >= 0:
+		return dst, invalid(TypeEmail, "more than one @", s)
+	}
+	domain := s[at+1:]
+	if domain == "" {
+		return dst, invalid(TypeEmail, "no domain", s)
+	}
+	dot := strings.IndexByte(domain, '.')
+	if dot <= 0 || domain[len(domain)-1] == '.' || strings.Contains(domain, "..") {
+		return dst, invalid(TypeEmail, "domain is not a dotted name", s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c == 0x7f {
+			return dst, invalid(TypeEmail, "contains whitespace or a control character", s)
+		}
+		if c >= utf8.RuneSelf {
+			return appendEmailUnicode(dst, s)
+		}
+	}
+	return appendLowerASCII(dst, s), nil
+}
+
+// appendEmailUnicode handles internationalized addresses, which are rare: the
+// slow path lowercases by Unicode rules.
+func appendEmailUnicode(dst []byte, s string) ([]byte, error) {
+	if !utf8.ValidString(s) {
+		return dst, invalid(TypeEmail, "not valid UTF-8", s)
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return dst, invalid(TypeEmail, "contains whitespace or a control character", s)
+		}
+	}
+	return append(dst, strings.ToLower(s)...), nil
+}
+
+// appendHandle applies the service's handle rule: trimmed, one leading '@'
+// dropped, lowercased. Handles are made of letters, digits and '_' only, so
+// anything else cannot match an account and is rejected.
+func appendHandle(dst []byte, s string) ([]byte, error) {
+	s = strings.TrimPrefix(s, "@")
+	if s == "" {
+		return dst, invalid(TypeHandle, "empty after the leading @", s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return dst, invalid(TypeHandle, "characters other than letters, digits and _", s)
+		}
+	}
+	return appendLowerASCII(dst, s), nil
+}
+
+// appendDeviceID applies the service's device id rule: trimmed, lowercased,
+// dashes kept (IDFA and AdID style). Both IDFA and AdID are UUIDs written in
+// the canonical 8-4-4-4-12 hex form, which is the form the service hashes, so
+// anything else (no dashes, braces, other lengths) could never match a device
+// and is rejected rather than guessed at. The all-zero id is what devices
+// report when the user limits ad tracking: it matches no one.
+func appendDeviceID(dst []byte, s string) ([]byte, error) {
+	if len(s) != 36 {
+		return dst, invalid(TypeDeviceID, "not a UUID in 8-4-4-4-12 form", s)
+	}
+	zero := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return dst, invalid(TypeDeviceID, "not a UUID in 8-4-4-4-12 form", s)
+			}
+			continue
+		}
+		if !isHexDigit(c) {
+			return dst, invalid(TypeDeviceID, "not a UUID in 8-4-4-4-12 form", s)
+		}
+		zero = zero && c == '0'
+	}
+	if zero {
+		return dst, invalid(TypeDeviceID, "all-zero advertising id (ad tracking limited)", s)
+	}
+	return appendLowerASCII(dst, s), nil
+}
+
+// appendServiceID applies the service's user id rule: decimal digits only.
+func appendServiceID(dst []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return dst, invalid(TypeServiceID, "not digits only", s)
+		}
+	}
+	return append(dst, s...), nil
+}
+
+// appendPhone applies the service's phone rule, from its audience
+// documentation: E.164 with the country code, digits only, the leading '+'
+// removed ("+1 (415) 555-0100" becomes "14155550100"). Parsing and validation
+// are libphonenumber's (github.com/nyaruka/phonenumbers). A number without a
+// '+' is read in the default country; when there is none, or the number is not
+// valid there, digits-only input is read as E.164 without its '+', which is the
+// form this function writes, so normalized files go through unchanged. A
+// number libphonenumber does not consider valid is rejected: it cannot match.
+func (n *Normalizer) appendPhone(dst []byte, s string) ([]byte, error) {
+	if !utf8.ValidString(s) {
+		return dst, invalid(TypePhoneNumber, "not valid UTF-8", s)
+	}
+	num, err := phonenumbers.Parse(s, n.region)
+	ok := err == nil && phonenumbers.IsValidNumber(num)
+	if !ok && s[0] != '+' && allDigits(s) {
+		if alt, err2 := phonenumbers.Parse("+"+s, ""); err2 == nil && phonenumbers.IsValidNumber(alt) {
+			num, ok = alt, true
+		}
+	}
+	if !ok {
+		if n.region == "" && s[0] != '+' {
+			return dst, invalid(TypePhoneNumber, "not a valid number with a country code (no default country set)", s)
+		}
+		return dst, invalid(TypePhoneNumber, "not a valid phone number", s)
+	}
+	e164 := phonenumbers.Format(num, phonenumbers.E164)
+	return append(dst, strings.TrimPrefix(e164, "+")...), nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// isHex64 reports whether s looks like a SHA-256 already: 64 hex characters.
+func isHex64(s string) bool {
+	if len(s) != sha256.Size*2 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isHexDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendLowerASCII appends s with ASCII letters lowercased.
+func appendLowerASCII(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// lowerASCII returns s with ASCII letters lowercased, without allocating when
+// it already is.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return string(appendLowerASCII(make([]byte, 0, len(s)), s))
+		}
+	}
+	return s
+}

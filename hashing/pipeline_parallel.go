@@ -1,0 +1,176 @@
+package hashing
+
+import (
+	"errors"
+	"io"
+	"sync"
+)
+
+// chunkRows is how many rows travel together between the reader, the
+// workers and the emitter: enough to make the hand-over cheap.
+const chunkRows = 256
+
+// chunk is a run of consecutive rows: their raw values on the way in, their
+// results on the way out.
+type chunk struct {
+	lines   []int
+	rowErrs []*RowError // per row; nil for a record
+	values  [][numTypes][]string
+	results []rowResult
+	done    chan struct{}
+}
+
+func (c *chunk) reset() {
+	c.lines = c.lines[:0]
+	c.rowErrs = c.rowErrs[:0]
+	c.values = c.values[:0]
+}
+
+// add copies rec's values: the reader reuses its slices, while the strings
+// themselves are fresh per row and shared safely.
+func (c *chunk) add(rec Record) {
+	c.lines = append(c.lines, rec.Line)
+	c.rowErrs = append(c.rowErrs, nil)
+	i := len(c.values)
+	if i < cap(c.values) {
+		c.values = c.values[:i+1]
+	} else {
+		c.values = append(c.values, [numTypes][]string{})
+	}
+	for k, t := range types {
+		c.values[i][k] = append(c.values[i][k][:0], rec.Values[t]...)
+	}
+}
+
+func (c *chunk) addRowError(e *RowError) {
+	c.lines = append(c.lines, e.Line)
+	c.rowErrs = append(c.rowErrs, e)
+	i := len(c.values)
+	if i < cap(c.values) {
+		c.values = c.values[:i+1]
+	} else {
+		c.values = append(c.values, [numTypes][]string{})
+	}
+}
+
+// work hashes every record of c.
+func (c *chunk) work(n *Normalizer) {
+	for len(c.results) < len(c.lines) {
+		c.results = append(c.results, rowResult{})
+	}
+	for i, line := range c.lines {
+		if c.rowErrs[i] != nil {
+			continue
+		}
+		vals := &c.values[i]
+		c.results[i].hash(n, line, func(k int) []string { return vals[k] })
+	}
+	close(c.done)
+}
+
+// HashRecordsParallel is HashRecords with normalization and hashing spread
+// over workers goroutines (at least one). Output, order and report are the
+// same as HashRecords'; emit and report are only touched by the calling
+// goroutine. Memory stays bounded: at most a few chunks of rows per worker
+// are in flight.
+func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(HashedUser) error, report *Report) error {
+	workers = max(workers, 1)
+	inFlight := 2 * workers
+	free := make(chan *chunk, inFlight)
+	for range inFlight {
+		free <- &chunk{}
+	}
+	todo := make(chan *chunk)
+	ordered := make(chan *chunk, inFlight)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for c := range todo {
+				c.work(n)
+			}
+		})
+	}
+
+	// The reader runs on its own goroutine and hands chunks out in order;
+	// the calling goroutine emits them in that same order.
+	var readErr error
+	wg.Go(func() {
+		defer close(ordered)
+		defer close(todo)
+		for {
+			var c *chunk
+			select {
+			case c = <-free:
+			case <-stop:
+				return
+			}
+			c.reset()
+			c.done = make(chan struct{})
+			eof := false
+			for len(c.lines) < chunkRows {
+				rec, err := r.Next()
+				if err == io.EOF {
+					eof = true
+					break
+				}
+				var rowErr *RowError
+				if errors.As(err, &rowErr) {
+					c.addRowError(rowErr)
+					continue
+				}
+				if err != nil {
+					readErr = err
+					eof = true
+					break
+				}
+				c.add(rec)
+			}
+			if len(c.lines) > 0 {
+				ordered <- c
+				select {
+				case todo <- c:
+				case <-stop:
+					return
+				}
+			}
+			if eof {
+				return
+			}
+		}
+	})
+
+	var emitErr error
+	for c := range ordered {
+		select {
+		case <-c.done:
+		case <-stop:
+		}
+		if emitErr == nil {
+			emitErr = applyChunk(c, report, emit)
+			if emitErr != nil {
+				close(stop)
+			}
+		}
+		free <- c
+	}
+	wg.Wait()
+	if emitErr != nil {
+		return emitErr
+	}
+	return readErr
+}
+
+func applyChunk(c *chunk, report *Report, emit func(HashedUser) error) error {
+	for i, line := range c.lines {
+		if e := c.rowErrs[i]; e != nil {
+			report.RowsRead++
+			report.addInvalid(line, e.Reason)
+			continue
+		}
+		if err := c.results[i].apply(report, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
