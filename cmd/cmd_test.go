@@ -153,3 +153,12 @@ func TestFixturesServeRejectsZeroAccounts(t *testing.T) {
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "--accounts")
 }
+
+func TestBadCronSpecIsRejectedAtStartNamingKeyAndSpec(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("schedules:\n  export: \"61 4 * * *\"\n"), 0o600))
+	r := run(t, "config", "show", "--config", file)
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, `schedules.export: invalid cron spec "61 4 * * *"`)
+}

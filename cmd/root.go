@@ -7,6 +7,7 @@ import (
 
 	"github.com/adsync/adsync/cmd/internal/config"
 	"github.com/adsync/adsync/cmd/internal/logging"
+	"github.com/adsync/adsync/jobs"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 )
@@ -67,6 +68,11 @@ func (a *app) load(cmd *cobra.Command) error {
 	}
 	cfg, err := config.Load(config.Source{File: file, Flags: flags})
 	if err != nil {
+		return err
+	}
+	if err := jobs.ValidateSchedules(map[string]string{jobs.PipelineSync: cfg.Schedules.Sync,
+		jobs.PipelineInsights: cfg.Schedules.Insights, jobs.PipelinePosts: cfg.Schedules.Posts,
+		jobs.PipelineExport: cfg.Schedules.Export}); err != nil {
 		return err
 	}
 	a.cfg = cfg

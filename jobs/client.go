@@ -1,0 +1,105 @@
+// Package jobs wires adsync's pipelines onto River: job args, workers,
+// queues, periodic schedules and the client's construction. Business logic
+// lives in the sync/ and export packages; workers here only call it.
+package jobs
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/adsync/adsync/sync/api"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"go.uber.org/zap"
+)
+
+// Queues.
+const (
+	QueueSync     = "sync"
+	QueueAudience = "audience"
+	QueueExport   = "export"
+	QueueDefault  = river.QueueDefault
+)
+
+// Deps are what workers need.
+type Deps struct {
+	Pool *pgxpool.Pool
+	// API is the service client (nil for insert-only clients).
+	API *api.Client
+	Log *zap.Logger
+	// SyncOverlap is subtracted from incremental bookmarks.
+	SyncOverlap time.Duration
+}
+
+// Options shape a River client.
+type Options struct {
+	// Concurrency per queue (QueueSync, QueueAudience, QueueExport, QueueDefault).
+	Concurrency map[string]int
+	// Schedules are cron specs by pipeline; empty specs are skipped.
+	Schedules map[string]string
+	// Work makes the client fetch and run jobs; false builds an insert-only client.
+	Work bool
+	// Slog receives River's own logs.
+	Slog *slog.Logger
+	// FetchPollInterval overrides River's default (tests shorten it).
+	FetchPollInterval time.Duration
+	// JobTimeout bounds one job attempt (default 30 minutes).
+	JobTimeout time.Duration
+}
+
+// NewClient builds a River client over deps.Pool with every worker
+// registered.
+func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
+	if deps.Pool == nil {
+		return nil, errors.New("jobs: no database pool")
+	}
+	cfg := &river.Config{Logger: opts.Slog}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Work {
+		workers := river.NewWorkers()
+		addWorkers(workers, deps)
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{}
+		for _, q := range []string{QueueSync, QueueAudience, QueueExport, QueueDefault} {
+			n := opts.Concurrency[q]
+			if n <= 0 {
+				n = 1
+			}
+			cfg.Queues[q] = river.QueueConfig{MaxWorkers: n}
+		}
+		periodic, err := PeriodicJobs(opts.Schedules)
+		if err != nil {
+			return nil, err
+		}
+		cfg.PeriodicJobs = periodic
+		cfg.FetchPollInterval = opts.FetchPollInterval
+		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < 50*time.Millisecond {
+			cfg.FetchCooldown = opts.FetchPollInterval
+		}
+		cfg.JobTimeout = opts.JobTimeout
+		if cfg.JobTimeout == 0 {
+			cfg.JobTimeout = 30 * time.Minute
+		}
+	}
+	return river.NewClient(riverpgxv5.New(deps.Pool), cfg)
+}
+
+// PoolSize is the connection count a worker needs: one per concurrent job,
+// one for River's listener, and a few for River's own maintenance and the
+// HTTP probes.
+func PoolSize(concurrency map[string]int) int32 {
+	n := 0
+	for _, c := range concurrency {
+		n += c
+	}
+	return int32(n + 1 + 4)
+}
+
+// addWorkers registers every pipeline's workers. Each pipeline adds one line.
+func addWorkers(w *river.Workers, deps *Deps) {
+}

@@ -1,0 +1,131 @@
+// Package jobstest builds what pipeline tests share: a migrated database, the
+// fake service, a service client and a running River worker, each cleaned up
+// with the test.
+package jobstest
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/migrations"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+)
+
+// MigratedDatabase returns the URL of a fresh database with every migration
+// applied (a copy of a template migrated once per test process). The
+// package's TestMain must call localpg.Main.
+func MigratedDatabase(t testing.TB) string {
+	t.Helper()
+	return localpg.NewDatabaseFrom(t, "migrated", func(ctx context.Context, url string) error {
+		pool, err := store.Connect(ctx, url, store.ConnectOptions{MaxConns: 4})
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		_, err = migrations.Migrate(ctx, pool, nil)
+		return err
+	})
+}
+
+// Pool connects to url with room for a worker's concurrency.
+func Pool(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := store.Connect(context.Background(), url, store.ConnectOptions{MaxConns: 20})
+	if err != nil {
+		t.Fatalf("jobstest: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// Fake is a fake service served for one test.
+type Fake struct {
+	Srv                           *fixtures.Server
+	APIURL, AdsURL, SandboxAdsURL string
+}
+
+// NewFake serves a fake built from DefaultOptions changed by tweak.
+func NewFake(t testing.TB, tweak func(*fixtures.Options)) *Fake {
+	t.Helper()
+	opts := fixtures.DefaultOptions()
+	if tweak != nil {
+		tweak(&opts)
+	}
+	srv := fixtures.New(opts)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	f := &Fake{Srv: srv}
+	f.APIURL, f.AdsURL, f.SandboxAdsURL = srv.URLs(hs.URL)
+	return f
+}
+
+// Config is a client configuration for the fake with the owner's
+// credentials, fast backoff, and the governor's and bearer cache's state in
+// pool (nil: in memory).
+func (f *Fake) Config(pool *pgxpool.Pool) api.Config {
+	o := f.Srv.Options()
+	cfg := api.Config{
+		APIURL: f.APIURL, AdsURL: f.AdsURL, SandboxAdsURL: f.SandboxAdsURL,
+		Credentials: api.Credentials{ConsumerKey: o.ConsumerKey, ConsumerSecret: o.ConsumerSecret},
+		UserToken:   &api.Token{Token: o.OwnerToken, Secret: o.OwnerSecret},
+		Timeout:     10 * time.Second, BackoffBase: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
+	}
+	if pool != nil {
+		cfg.Governor = api.NewGovernor(api.PGStore{Pool: pool})
+		cfg.Bearer = api.NewBearerSource(api.PGBearerStore{Pool: pool})
+	}
+	return cfg
+}
+
+// Client is a service client for the fake.
+func (f *Fake) Client(t testing.TB, pool *pgxpool.Pool) *api.Client {
+	t.Helper()
+	c, err := api.NewClient(f.Config(pool))
+	if err != nil {
+		t.Fatalf("jobstest: %v", err)
+	}
+	return c
+}
+
+// Deps are worker dependencies on pool and the fake.
+func (f *Fake) Deps(t testing.TB, pool *pgxpool.Pool) *jobs.Deps {
+	t.Helper()
+	return &jobs.Deps{Pool: pool, API: f.Client(t, pool), Log: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)), SyncOverlap: time.Hour}
+}
+
+// StartWorker starts a River client running every worker, stopped when the
+// test ends.
+func StartWorker(t testing.TB, deps *jobs.Deps, opts jobs.Options) *river.Client[pgx.Tx] {
+	t.Helper()
+	opts.Work = true
+	if opts.Concurrency == nil {
+		opts.Concurrency = map[string]int{jobs.QueueSync: 4, jobs.QueueAudience: 2, jobs.QueueExport: 1, jobs.QueueDefault: 2}
+	}
+	if opts.FetchPollInterval == 0 {
+		opts.FetchPollInterval = 50 * time.Millisecond
+	}
+	c, err := jobs.NewClient(deps, opts)
+	if err != nil {
+		t.Fatalf("jobstest: %v", err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatalf("jobstest: starting River: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = c.Stop(ctx)
+	})
+	return c
+}
