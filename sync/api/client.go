@@ -194,6 +194,9 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	if endpoint == "" {
 		endpoint = DeriveEndpoint(req.Method, req.Path)
 	}
+	if req.Query.Get("with_total_count") == "true" {
+		endpoint += TotalCountSuffix
+	}
 	idempotent := req.Idempotent || req.Method == http.MethodGet || req.Method == http.MethodPut || req.Method == http.MethodDelete
 	reauthed := false
 	failures, waits := 0, 0

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -54,6 +55,11 @@ func NewGovernor(store BudgetStore) *Governor {
 	}
 }
 
+// TotalCountSuffix marks the rate-limit key of requests using
+// with_total_count, which the service limits separately and much lower (200
+// per 15 minutes); their rate-limit headers describe that budget.
+const TotalCountSuffix = " with_total_count"
+
 // EndpointAudienceUsers is the rate-limit key of POST custom audience users.
 const EndpointAudienceUsers = "POST /12/accounts/{account_id}/custom_audiences/{custom_audience_id}/users"
 
@@ -77,6 +83,8 @@ func (g *Governor) Acquire(ctx context.Context, endpoint, accountID string) ([]s
 			var preset *Budget
 			if p, ok := g.Presets[b]; ok {
 				preset = &p
+			} else if strings.HasSuffix(b, TotalCountSuffix) {
+				preset = &Budget{Limit: 200, Window: 15 * time.Minute}
 			}
 			ok, reset, err := g.Store.Reserve(ctx, b, now, preset)
 			if err != nil {

@@ -165,3 +165,34 @@ func TestIDFiltersAreSplitIntoChunksOf200(t *testing.T) {
 	}
 	require.Equal(t, 3, f.srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests, "450 ids: three filters of at most 200")
 }
+
+func TestWithTotalCountRequestsHaveTheirOwnLowBudget(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, func(o *fixtures.Options) { o.CampaignsPerAccount = 3 })
+	rl := f.srv.RateLimits()
+	rl.TotalCountLimit = 2
+	f.srv.SetRateLimits(rl)
+	acct := firstAccount(t, f)
+	cfg := f.config()
+	gov := api.NewGovernor(api.NewMemoryStore())
+	gov.MaxWait = 0
+	cfg.Governor = gov
+	c := newClient(t, cfg)
+	ctx := context.Background()
+	lr := campaigns(acct)
+	lr.WithTotalCount = true
+	for i := 0; i < 2; i++ {
+		for _, err := range api.Pages[record](ctx, c, lr) {
+			require.NoError(t, err)
+		}
+	}
+	var rae *api.RetryAtError
+	for _, err := range api.Pages[record](ctx, c, lr) {
+		require.ErrorAs(t, err, &rae, "the third with_total_count request is held back, not sent")
+	}
+	lr.WithTotalCount = false
+	for _, err := range api.Pages[record](ctx, c, lr) {
+		require.NoError(t, err, "plain listing keeps its own, larger budget")
+	}
+	require.Zero(t, f.srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Throttled)
+}
