@@ -46,6 +46,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.migrateCommand(),
 		a.runCommand(),
 		a.fixturesCommand(),
+		a.exportCommand(),
 		a.authCommand(),
 		a.apiCommand(),
 		a.audienceCommand(),

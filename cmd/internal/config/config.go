@@ -31,6 +31,13 @@ type Config struct {
 	Schedules Schedules `yaml:"schedules"`
 	Queues    Queues    `yaml:"queues"`
 	Sync      Sync      `yaml:"sync"`
+	Export    Export    `yaml:"export"`
+}
+
+// Export configures the Parquet export.
+type Export struct {
+	// Out is where scheduled exports write (OUT/<table>/dt=YYYY-MM-DD/...).
+	Out string `yaml:"out"`
 }
 
 // API locates the service and holds the application's credentials.
@@ -103,6 +110,7 @@ func Default() Config {
 		},
 		Queues: Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
 		Sync:   Sync{Overlap: Duration(time.Hour)},
+		Export: Export{Out: "out"},
 	}
 }
 

@@ -1,0 +1,347 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Options shape one export run.
+type Options struct {
+	// Out is the output directory.
+	Out string
+	// Tables to export (empty: all).
+	Tables []string
+	// Full exports every row, not only those changed since the last run.
+	Full bool
+	// Trigger is recorded with the run (manual, schedule, demo).
+	Trigger string
+	// RowsPerFile and RowsPerRowGroup bound file size and memory (defaults
+	// 1,000,000 and 50,000).
+	RowsPerFile, RowsPerRowGroup int64
+	// Progress is told the rows written so far per table (may be nil).
+	Progress func(table string, rows int64)
+
+	// afterRows, when set, is called after every row (tests interrupt runs with it).
+	afterRows func(table string, rows int64) error
+}
+
+// TableResult is what a run exported of one table.
+type TableResult struct {
+	Name              string     `json:"name"`
+	Rows              int64      `json:"rows"`
+	SchemaFingerprint string     `json:"schema_fingerprint"`
+	Low               *time.Time `json:"changed_after,omitempty"`
+	High              time.Time  `json:"changed_up_to"`
+	Files             []FileInfo `json:"files"`
+}
+
+// Result is a finished run (and its manifest).
+type Result struct {
+	RunID      int64         `json:"run_id"`
+	StartedAt  time.Time     `json:"started_at"`
+	FinishedAt time.Time     `json:"finished_at"`
+	Full       bool          `json:"full"`
+	Partition  string        `json:"partition"`
+	Tables     []TableResult `json:"tables"`
+	// Manifest is the manifest's path.
+	Manifest string `json:"-"`
+}
+
+// lockKey serializes export runs on one database ("export" in ASCII).
+const lockKey int64 = 0x6578706f7274
+
+// ErrExportRunning means another export holds the lock.
+var ErrExportRunning = errors.New("another export is running")
+
+// Run exports the selected tables to opts.Out. Files appear under their
+// final names only when every file of the run is complete; the database
+// records the run (and advances the watermarks) before the manifest is
+// written; a run that stops half-way leaves nothing visible, and the next
+// run removes its leftovers and exports the same rows again.
+func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error) {
+	if opts.Out == "" {
+		return nil, errors.New("export: no output directory")
+	}
+	tables, err := Select(opts.Tables)
+	if err != nil {
+		return nil, err
+	}
+	if opts.RowsPerFile <= 0 {
+		opts.RowsPerFile = 1_000_000
+	}
+	if opts.RowsPerRowGroup <= 0 {
+		opts.RowsPerRowGroup = 50_000
+	}
+	if opts.Trigger == "" {
+		opts.Trigger = "manual"
+	}
+	out, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(out, manifestDir), 0o755); err != nil {
+		return nil, fmt.Errorf("export: output directory %s: %w", out, err)
+	}
+
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey).Scan(&locked); err != nil {
+		return nil, err
+	}
+	if !locked {
+		return nil, ErrExportRunning
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey) }()
+
+	if err := recoverOutput(ctx, pool, out); err != nil {
+		return nil, err
+	}
+
+	res := &Result{Full: opts.Full}
+	params, _ := json.Marshal(map[string]any{"out": out, "tables": opts.Tables, "full": opts.Full})
+	if err := pool.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, trigger, params) VALUES ('export', $1, $2) RETURNING id, started_at`,
+		opts.Trigger, params).Scan(&res.RunID, &res.StartedAt); err != nil {
+		return nil, fmt.Errorf("export: recording the run: %w", err)
+	}
+	high, err := safeHigh(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	res.Partition = "dt=" + high.UTC().Format("2006-01-02")
+
+	var writers []*partWriter
+	fail := func(err error) (*Result, error) {
+		for _, w := range writers {
+			w.abort()
+		}
+		_, _ = pool.Exec(context.WithoutCancel(ctx), `UPDATE sync_runs SET outcome = 'failed', finished_at = now(), error = $2 WHERE id = $1`,
+			res.RunID, truncate(err.Error(), 2000))
+		return nil, err
+	}
+	for _, t := range tables {
+		pw := &partWriter{out: out, rel: filepath.Join(t.Name, res.Partition), run: res.RunID, table: t, schema: t.Schema(),
+			rowsPerFile: opts.RowsPerFile, rowsPerRG: opts.RowsPerRowGroup}
+		writers = append(writers, pw)
+		tr, err := exportTable(ctx, pool, t, pw, high, opts)
+		if err != nil {
+			return fail(fmt.Errorf("export %s: %w", t.Name, err))
+		}
+		res.Tables = append(res.Tables, tr)
+	}
+
+	// Commit: files into place, then the database, then the manifest.
+	for _, w := range writers {
+		for _, p := range w.written {
+			if err := os.Rename(p.tmp, p.dst); err != nil {
+				return fail(err)
+			}
+		}
+		syncDir(filepath.Join(out, w.rel))
+	}
+	counts := map[string]int64{}
+	for _, tr := range res.Tables {
+		counts[tr.Name] = tr.Rows
+	}
+	countsJSON, _ := json.Marshal(counts)
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		for _, tr := range res.Tables {
+			for _, f := range tr.Files {
+				if _, err := tx.Exec(ctx, `INSERT INTO export_files (run_id, table_name, path, rows, bytes, sha256, schema_fingerprint, low, high)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, res.RunID, tr.Name, f.Path, f.Rows, f.Bytes, f.SHA256, tr.SchemaFingerprint, tr.Low, tr.High); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO export_state (table_name, watermark, last_run_id) VALUES ($1, $2, $3)
+				ON CONFLICT (table_name) DO UPDATE SET watermark = EXCLUDED.watermark, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
+				tr.Name, tr.High, res.RunID); err != nil {
+				return err
+			}
+		}
+		return tx.QueryRow(ctx, `UPDATE sync_runs SET outcome = 'succeeded', finished_at = now(), counts = $2 WHERE id = $1 RETURNING finished_at`,
+			res.RunID, countsJSON).Scan(&res.FinishedAt)
+	})
+	if err != nil {
+		return fail(fmt.Errorf("export: recording the run: %w", err))
+	}
+	res.Manifest, err = writeManifest(out, res)
+	return res, err
+}
+
+// exportTable streams one table's changed rows into pw.
+func exportTable(ctx context.Context, pool *pgxpool.Pool, t Table, pw *partWriter, high time.Time, opts Options) (TableResult, error) {
+	tr := TableResult{Name: t.Name, SchemaFingerprint: t.Fingerprint(), High: high, Files: []FileInfo{}}
+	var low *time.Time
+	if !opts.Full {
+		var wm time.Time
+		err := pool.QueryRow(ctx, `SELECT watermark FROM export_state WHERE table_name = $1`, t.Name).Scan(&wm)
+		if err == nil {
+			low = &wm
+		} else if !errors.Is(err, pgx.ErrNoRows) {
+			return tr, err
+		}
+	}
+	tr.Low = low
+	if low != nil && high.Before(*low) {
+		// A writer older than the last run is still open: export nothing
+		// new rather than move the watermark back (which would repeat rows).
+		tr.High = *low
+		high = *low
+	}
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = c.expr()
+	}
+	order := t.OrderBy
+	if order == "" {
+		order = t.ChangedAt
+	}
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) <= $1 AND ($2::timestamptz IS NULL OR (%s) > $2) ORDER BY %s",
+		strings.Join(cols, ", "), t.From, t.ChangedAt, t.ChangedAt, order)
+	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, q, high, low)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		row := make(map[string]any, len(t.Columns))
+		for rows.Next() {
+			vals, err := rows.Values()
+			if err != nil {
+				return err
+			}
+			for i, c := range t.Columns {
+				v, err := convert(c, vals[i])
+				if err != nil {
+					return err
+				}
+				row[c.Name] = v
+			}
+			if err := pw.write(row); err != nil {
+				return err
+			}
+			tr.Rows++
+			if opts.Progress != nil && tr.Rows%10000 == 0 {
+				opts.Progress(t.Name, tr.Rows)
+			}
+			if opts.afterRows != nil {
+				if err := opts.afterRows(t.Name, tr.Rows); err != nil {
+					return err
+				}
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return tr, err
+	}
+	if err := pw.closeFile(); err != nil {
+		return tr, err
+	}
+	for _, p := range pw.written {
+		tr.Files = append(tr.Files, p.info)
+	}
+	if opts.Progress != nil {
+		opts.Progress(t.Name, tr.Rows)
+	}
+	return tr, nil
+}
+
+// safeHigh is the change time up to which rows are exported: now, or the
+// start of the oldest transaction still writing if that is earlier, so a
+// row stamped with now() by a transaction that commits after this snapshot
+// is never skipped (its stamp is past the watermark; the next run sees it).
+func safeHigh(ctx context.Context, pool *pgxpool.Pool) (time.Time, error) {
+	var t time.Time
+	err := pool.QueryRow(ctx, `SELECT LEAST(now(), COALESCE((SELECT min(xact_start) FROM pg_stat_activity
+		WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid() AND datname = current_database()), now()))`).Scan(&t)
+	return t, err
+}
+
+var partName = regexp.MustCompile(`^part-(\d+)-\d+\.parquet$`)
+
+// recoverOutput removes what an interrupted run left: temporary files, and
+// files of runs the database does not record as committed. A committed run
+// whose manifest is missing gets its manifest written again.
+func recoverOutput(ctx context.Context, pool *pgxpool.Pool, out string) error {
+	committed := map[int64]bool{}
+	rows, err := pool.Query(ctx, `SELECT DISTINCT run_id FROM export_files`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		committed[id] = true
+	}
+	rows.Close()
+	missingManifest := map[int64]bool{}
+	err = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			return nil
+		}
+		if strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp") {
+			return os.Remove(path)
+		}
+		m := partName.FindStringSubmatch(name)
+		if m == nil {
+			return nil
+		}
+		run, _ := strconv.ParseInt(m[1], 10, 64)
+		if !committed[run] {
+			return os.Remove(path)
+		}
+		if _, err := os.Stat(manifestPath(out, run)); os.IsNotExist(err) {
+			missingManifest[run] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("export: cleaning up %s: %w", out, err)
+	}
+	for run := range missingManifest {
+		res, err := loadRun(ctx, pool, run)
+		if err != nil {
+			return err
+		}
+		if _, err := writeManifest(out, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

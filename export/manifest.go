@@ -1,0 +1,100 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// manifestDir holds one manifest per run under the output directory.
+const manifestDir = "_manifests"
+
+func manifestPath(out string, run int64) string {
+	return filepath.Join(out, manifestDir, fmt.Sprintf("run-%d.json", run))
+}
+
+// writeManifest writes the run's manifest atomically and returns its path.
+func writeManifest(out string, res *Result) (string, error) {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	path := manifestPath(out, res.RunID)
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	if f, err := os.Open(tmp); err == nil {
+		_ = f.Sync()
+		_ = f.Close()
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	syncDir(filepath.Dir(path))
+	return path, nil
+}
+
+// ReadManifest reads a manifest file.
+func ReadManifest(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	r.Manifest = path
+	return &r, nil
+}
+
+// loadRun rebuilds a committed run's result from the database.
+func loadRun(ctx context.Context, pool *pgxpool.Pool, run int64) (*Result, error) {
+	res := &Result{RunID: run}
+	var params []byte
+	var finished *time.Time
+	if err := pool.QueryRow(ctx, `SELECT started_at, finished_at, params FROM sync_runs WHERE id = $1`, run).Scan(&res.StartedAt, &finished, &params); err != nil {
+		return nil, fmt.Errorf("export: run %d: %w", run, err)
+	}
+	if finished != nil {
+		res.FinishedAt = *finished
+	}
+	var p struct {
+		Full bool `json:"full"`
+	}
+	_ = json.Unmarshal(params, &p)
+	res.Full = p.Full
+	rows, err := pool.Query(ctx, `SELECT table_name, path, rows, bytes, sha256, schema_fingerprint, low, high
+		FROM export_files WHERE run_id = $1 ORDER BY table_name, path`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byName := map[string]int{}
+	for rows.Next() {
+		var name string
+		var f FileInfo
+		var fp string
+		var low *time.Time
+		var high time.Time
+		if err := rows.Scan(&name, &f.Path, &f.Rows, &f.Bytes, &f.SHA256, &fp, &low, &high); err != nil {
+			return nil, err
+		}
+		i, ok := byName[name]
+		if !ok {
+			res.Tables = append(res.Tables, TableResult{Name: name, SchemaFingerprint: fp, Low: low, High: high})
+			i = len(res.Tables) - 1
+			byName[name] = i
+			res.Partition = "dt=" + high.UTC().Format("2006-01-02")
+		}
+		res.Tables[i].Files = append(res.Tables[i].Files, f)
+		res.Tables[i].Rows += f.Rows
+	}
+	return res, rows.Err()
+}

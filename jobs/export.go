@@ -1,0 +1,82 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/adsync/adsync/export"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"go.uber.org/zap"
+)
+
+// ExportArgs runs one Parquet export.
+type ExportArgs struct {
+	// Out is the output directory; empty means the configured export.out.
+	Out     string   `json:"out,omitempty"`
+	Tables  []string `json:"tables,omitempty"`
+	Full    bool     `json:"full,omitempty"`
+	Trigger string   `json:"trigger,omitempty"`
+}
+
+// Kind implements river.JobArgs.
+func (ExportArgs) Kind() string { return "export" }
+
+// InsertOpts puts exports on their queue, one waiting at a time.
+func (ExportArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueExport, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled},
+	}}
+}
+
+func init() {
+	pipelineJobs[PipelineExport] = func() (river.JobArgs, *river.InsertOpts) {
+		return ExportArgs{Trigger: "schedule"}, nil
+	}
+}
+
+// ExportWorker runs exports. It waits for a sync in progress, so the
+// nightly export runs after the sync.
+type ExportWorker struct {
+	river.WorkerDefaults[ExportArgs]
+	deps *Deps
+}
+
+func addExportWorkers(w *river.Workers, deps *Deps) {
+	river.AddWorker(w, &ExportWorker{deps: deps})
+}
+
+// syncRunningRecently bounds how long an export waits for a sync.
+const syncRunningRecently = 6 * time.Hour
+
+// Work implements river.Worker.
+func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) error {
+	var syncing bool
+	if err := w.deps.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sync_runs WHERE pipeline = 'sync' AND outcome = 'running'
+		AND started_at > now() - $1::interval)`, syncRunningRecently.String()).Scan(&syncing); err != nil {
+		return err
+	}
+	if syncing {
+		w.deps.Log.Info("export waits for the sync in progress")
+		return river.JobSnooze(time.Minute)
+	}
+	out := job.Args.Out
+	if out == "" {
+		out = w.deps.ExportOut
+	}
+	res, err := export.Run(ctx, w.deps.Pool, export.Options{Out: out, Tables: job.Args.Tables, Full: job.Args.Full, Trigger: job.Args.Trigger})
+	if errors.Is(err, export.ErrExportRunning) {
+		return river.JobSnooze(30 * time.Second)
+	}
+	if err != nil {
+		return err
+	}
+	var rows int64
+	for _, t := range res.Tables {
+		rows += t.Rows
+	}
+	w.deps.Log.Info("export finished", zap.Int64("run_id", res.RunID), zap.Int64("rows", rows), zap.String("manifest", res.Manifest))
+	return nil
+}
