@@ -35,7 +35,7 @@ type Column struct {
 	// Name is the Parquet column name (snake_case, as the API names it).
 	Name string
 	// SQL is the select expression producing it (default: Name).
-	SQL string
+	SQL  string
 	Kind Kind
 	// Nullable makes the column optional.
 	Nullable bool
