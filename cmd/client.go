@@ -33,6 +33,9 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 		}
 		cfg.UserToken = &api.Token{Token: c.AccessToken, Secret: c.AccessSecret}
 	}
+	if a.metrics != nil {
+		cfg.OnResponse = a.metrics.APIResponse
+	}
 	if pool != nil {
 		cfg.Governor = api.NewGovernor(api.PGStore{Pool: pool})
 		cfg.Bearer = api.NewBearerSource(api.PGBearerStore{Pool: pool})
@@ -45,6 +48,12 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 				cfg.UserToken = &api.Token{Token: tok.Token, Secret: tok.Secret}
 			}
 		}
+	}
+	if a.metrics != nil {
+		if cfg.Governor == nil {
+			cfg.Governor = api.NewGovernor(api.NewMemoryStore())
+		}
+		cfg.Governor.OnWait = a.metrics.RateLimitWait
 	}
 	return api.NewClient(cfg)
 }

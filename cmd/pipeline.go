@@ -41,7 +41,7 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap), ExportOut: a.cfg.Export.Out}, nil
+	return &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap), ExportOut: a.cfg.Export.Out, Metrics: a.metrics}, nil
 }
 
 // requireMigrated refuses to run on a database with pending migrations.

@@ -21,8 +21,9 @@ type app struct {
 	logLevel    string
 	databaseURL string
 
-	cfg    config.Config
-	log    *zap.Logger
+	cfg     config.Config
+	log     *zap.Logger
+	metrics *jobs.Metrics // set by the worker, so clients and workers record metrics
 	closed []func()
 }
 
@@ -47,6 +48,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.runCommand(),
 		a.fixturesCommand(),
 		a.exportCommand(),
+		a.workerCommand(),
 		a.authCommand(),
 		a.apiCommand(),
 		a.audienceCommand(),

@@ -34,6 +34,8 @@ type Deps struct {
 	SyncOverlap time.Duration
 	// ExportOut is where scheduled exports write.
 	ExportOut string
+	// Metrics records what workers do (nil: nothing).
+	Metrics *Metrics
 }
 
 // Options shape a River client.

@@ -77,6 +77,9 @@ func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) err
 	for _, t := range res.Tables {
 		rows += t.Rows
 	}
+	for _, t := range res.Tables {
+		w.deps.Metrics.ExportRows(t.Name, t.Rows)
+	}
 	w.deps.Log.Info("export finished", zap.Int64("run_id", res.RunID), zap.Int64("rows", rows), zap.String("manifest", res.Manifest))
 	return nil
 }

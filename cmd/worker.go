@@ -1,0 +1,111 @@
+package adsynccmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/adsync/adsync/jobs"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+)
+
+func (a *app) workerCommand() *cobra.Command {
+	var httpAddr string
+	var shutdown time.Duration
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run River workers and the schedules; serve /healthz, /readyz and /metrics",
+		Long: `Run the workers of every queue (sync, audience, export, default; concurrency from
+queues.*) and the cron schedules (schedules.*; River's elected leader enqueues them, so
+any number of workers may run). On SIGINT or SIGTERM the worker stops fetching, lets jobs
+in flight finish within --shutdown-timeout (then cancels them: they snooze or retry
+later), and closes the database pool last.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if httpAddr == "" {
+				httpAddr = a.cfg.HTTPAddr
+			}
+			return a.runWorker(cmd.Context(), httpAddr, shutdown)
+		},
+	}
+	cmd.Flags().StringVar(&httpAddr, "http-addr", "", "health and metrics listen address (default: http_addr, 127.0.0.1:9090)")
+	cmd.Flags().DurationVar(&shutdown, "shutdown-timeout", 30*time.Second, "how long jobs in flight may take to finish on shutdown")
+	return cmd
+}
+
+// runWorker runs until ctx ends (a signal), then shuts down in order.
+func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout time.Duration) error {
+	a.metrics = jobs.NewMetrics()
+	deps, err := a.pipeline(ctx)
+	if err != nil {
+		return err
+	}
+	client, err := a.riverClient(deps, true)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", httpAddr)
+	if err != nil {
+		return fmt.Errorf("listening on %s for health and metrics: %w", httpAddr, err)
+	}
+	var running atomic.Bool
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		pctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := deps.Pool.Ping(pctx); err != nil {
+			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
+			return
+		}
+		if !running.Load() {
+			http.Error(w, "workers not running", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.Registry(), promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+
+	// Jobs and metrics run on their own context: a signal must not cancel
+	// jobs in flight before they get their chance to finish.
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRun()
+	if err := client.Start(runCtx); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("starting the workers: %w", err)
+	}
+	a.metrics.WatchJobs(runCtx, client)
+	running.Store(true)
+	a.log.Info("worker started", zap.String("http_addr", ln.Addr().String()), zap.Any("queues", a.concurrency()))
+	fmt.Fprintf(a.stdout, "worker running; health and metrics on http://%s\n", ln.Addr())
+
+	<-ctx.Done()
+	a.log.Info("shutting down: no new jobs; waiting for jobs in flight", zap.Duration("timeout", shutdownTimeout))
+	running.Store(false)
+	stopCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err = client.Stop(stopCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		a.log.Warn("jobs still running at the shutdown timeout: cancelling them")
+		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = client.StopAndCancel(cctx)
+		ccancel()
+	}
+	hctx, hcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = srv.Shutdown(hctx)
+	hcancel()
+	stopRun()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("stopping the workers: %w", err)
+	}
+	fmt.Fprintln(a.stdout, "worker stopped")
+	return nil
+}

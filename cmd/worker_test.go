@@ -1,0 +1,133 @@
+package adsynccmd
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer safe for a command writing while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startWorker runs adsync worker in the background until the returned stop
+// is called; it returns the health address and a wait for the exit status.
+func startWorker(t *testing.T, b *serviceBundle, extraConfig string, args ...string) (addr string, stdout *syncBuffer, stop func() result) {
+	t.Helper()
+	f, err := os.OpenFile(b.conf, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(extraConfig)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout = &syncBuffer{}
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, append([]string{"worker", "--http-addr", "127.0.0.1:0", "--config", b.conf, "--database-url", b.db}, args...),
+			strings.NewReader(""), stdout, stderr)
+	}()
+	re := regexp.MustCompile(`health and metrics on http://(\S+)`)
+	require.Eventually(t, func() bool {
+		select {
+		case code := <-done:
+			t.Fatalf("worker exited early with %d: %s", code, stderr.String())
+		default:
+		}
+		m := re.FindStringSubmatch(stdout.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return addr != ""
+	}, 30*time.Second, 20*time.Millisecond)
+	return addr, stdout, func() result {
+		cancel()
+		select {
+		case code := <-done:
+			return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+		case <-time.After(60 * time.Second):
+			t.Fatal("worker did not stop within 60s")
+			return result{}
+		}
+	}
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func TestWorkerAnswersHealthRunsAScheduledJobAndStopsCleanly(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	out := t.TempDir()
+	addr, _, stop := startWorker(t, b, "schedules:\n  sync: \"\"\n  insights: \"\"\n  posts: \"\"\n  export: \"@every 1s\"\nexport:\n  out: "+out+"\n")
+
+	code, body := get(t, "http://"+addr+"/healthz")
+	require.Equal(t, 200, code)
+	require.Equal(t, "ok\n", body)
+	code, _ = get(t, "http://"+addr+"/readyz")
+	require.Equal(t, 200, code)
+
+	pool := b.pool(t)
+	require.Eventually(t, func() bool {
+		var n int
+		_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM sync_runs WHERE pipeline = 'export' AND trigger = 'schedule' AND outcome = 'succeeded'`).Scan(&n)
+		return n > 0
+	}, 30*time.Second, 100*time.Millisecond, "the export schedule fired and its job ran")
+	require.Eventually(t, func() bool {
+		_, metrics := get(t, "http://"+addr+"/metrics")
+		return strings.Contains(metrics, `adsync_jobs_total{kind="export",outcome="completed"}`) &&
+			strings.Contains(metrics, `adsync_export_rows_total{table="sync_runs"}`)
+	}, 10*time.Second, 100*time.Millisecond)
+	_, metrics := get(t, "http://"+addr+"/metrics")
+	require.Contains(t, metrics, "adsync_job_duration_seconds_bucket")
+	require.Contains(t, metrics, "go_goroutines")
+
+	r := stop()
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "worker stopped")
+	_, err := http.Get("http://" + addr + "/healthz")
+	require.Error(t, err, "the health server is closed")
+}
+
+func TestWorkerRejectsABadScheduleAtStart(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	f, err := os.OpenFile(b.conf, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("schedules:\n  sync: \"every night\"\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	r := b.run(t, "worker", "--http-addr", "127.0.0.1:0")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, `schedules.sync: invalid cron spec "every night"`)
+}

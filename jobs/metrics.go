@@ -1,0 +1,153 @@
+package jobs
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Metrics are the worker's Prometheus metrics. A nil *Metrics records
+// nothing, so code paths outside the worker need no checks.
+type Metrics struct {
+	reg           *prometheus.Registry
+	jobs          *prometheus.CounterVec
+	jobDuration   *prometheus.HistogramVec
+	apiRequests   *prometheus.CounterVec
+	apiDuration   *prometheus.HistogramVec
+	rateWaits     *prometheus.CounterVec
+	rateWaitSecs  *prometheus.CounterVec
+	records       *prometheus.CounterVec
+	audienceUsers *prometheus.CounterVec
+	exportRows    *prometheus.CounterVec
+}
+
+// NewMetrics registers adsync's metrics (and the Go runtime's) in a new registry.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_jobs_total",
+			Help: "Jobs worked, by kind and outcome (completed, failed, snoozed, cancelled, discarded)."}, []string{"kind", "outcome"}),
+		jobDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "adsync_job_duration_seconds",
+			Help: "Time a job attempt ran, by kind.", Buckets: prometheus.ExponentialBuckets(0.01, 4, 10)}, []string{"kind"}),
+		apiRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_api_requests_total",
+			Help: "Requests to the service, by endpoint and HTTP status."}, []string{"endpoint", "status"}),
+		apiDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "adsync_api_request_duration_seconds",
+			Help: "Request latency to the service, by endpoint.", Buckets: prometheus.ExponentialBuckets(0.005, 3, 10)}, []string{"endpoint"}),
+		rateWaits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_rate_limit_waits_total",
+			Help: "Times a request waited or was deferred for a rate-limit window, by endpoint."}, []string{"endpoint"}),
+		rateWaitSecs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_rate_limit_wait_seconds_total",
+			Help: "Seconds requests waited or were deferred for rate-limit windows, by endpoint."}, []string{"endpoint"}),
+		records: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_records_synced_total",
+			Help: "Records synced, by entity and result (fetched, inserted, updated, unchanged, deleted)."}, []string{"entity", "result"}),
+		audienceUsers: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_audience_users_total",
+			Help: "Audience users sent to the service and accepted by it (success_count)."}, []string{"result"}),
+		exportRows: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_export_rows_total",
+			Help: "Rows written to Parquet, by table."}, []string{"table"}),
+	}
+	m.reg.MustRegister(m.jobs, m.jobDuration, m.apiRequests, m.apiDuration, m.rateWaits, m.rateWaitSecs,
+		m.records, m.audienceUsers, m.exportRows,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry is what /metrics serves.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// APIResponse records one answer from the service.
+func (m *Metrics) APIResponse(endpoint string, status int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.apiRequests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
+	m.apiDuration.WithLabelValues(endpoint).Observe(d.Seconds())
+}
+
+// RateLimitWait records a wait (or deferral) for a rate-limit window.
+func (m *Metrics) RateLimitWait(endpoint string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.rateWaits.WithLabelValues(endpoint).Inc()
+	m.rateWaitSecs.WithLabelValues(endpoint).Add(max(d, 0).Seconds())
+}
+
+// RecordsSynced records one page's or unit's counts.
+func (m *Metrics) RecordsSynced(entity string, fetched, inserted, updated, unchanged, deleted int64) {
+	if m == nil {
+		return
+	}
+	for result, n := range map[string]int64{"fetched": fetched, "inserted": inserted, "updated": updated, "unchanged": unchanged, "deleted": deleted} {
+		if n > 0 {
+			m.records.WithLabelValues(entity, result).Add(float64(n))
+		}
+	}
+}
+
+// AudienceUsers records users sent in a batch and how many were accepted.
+func (m *Metrics) AudienceUsers(sent, accepted int64) {
+	if m == nil {
+		return
+	}
+	m.audienceUsers.WithLabelValues("sent").Add(float64(sent))
+	m.audienceUsers.WithLabelValues("accepted").Add(float64(accepted))
+}
+
+// ExportRows records rows written for a table.
+func (m *Metrics) ExportRows(table string, n int64) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.exportRows.WithLabelValues(table).Add(float64(n))
+}
+
+// WatchJobs counts jobs by kind and outcome from the client's events until
+// ctx ends.
+func (m *Metrics) WatchJobs(ctx context.Context, client *river.Client[pgx.Tx]) {
+	if m == nil {
+		return
+	}
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobSnoozed, river.EventKindJobCancelled)
+	go func() {
+		defer cancel()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-events:
+				if !ok {
+					return
+				}
+				m.observeEvent(ev)
+			}
+		}
+	}()
+}
+
+func (m *Metrics) observeEvent(ev *river.Event) {
+	if ev.Job == nil {
+		return
+	}
+	outcome := string(ev.Kind)
+	switch {
+	case ev.Kind == river.EventKindJobCompleted:
+		outcome = "completed"
+	case ev.Kind == river.EventKindJobSnoozed:
+		outcome = "snoozed"
+	case ev.Kind == river.EventKindJobCancelled:
+		outcome = "cancelled"
+	case ev.Job.State == rivertype.JobStateDiscarded:
+		outcome = "discarded"
+	default:
+		outcome = "failed"
+	}
+	m.jobs.WithLabelValues(ev.Job.Kind, outcome).Inc()
+	if ev.JobStats != nil {
+		m.jobDuration.WithLabelValues(ev.Job.Kind).Observe(ev.JobStats.RunDuration.Seconds())
+	}
+}
