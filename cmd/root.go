@@ -24,7 +24,7 @@ type app struct {
 	cfg     config.Config
 	log     *zap.Logger
 	metrics *jobs.Metrics // set by the worker, so clients and workers record metrics
-	closed []func()
+	closed  []func()
 }
 
 func (a *app) rootCommand() *cobra.Command {
