@@ -49,6 +49,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.fixturesCommand(),
 		a.exportCommand(),
 		a.workerCommand(),
+		a.statusCommand(),
 		a.authCommand(),
 		a.apiCommand(),
 		a.audienceCommand(),

@@ -131,3 +131,19 @@ func TestWorkerRejectsABadScheduleAtStart(t *testing.T) {
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, `schedules.sync: invalid cron spec "every night"`)
 }
+
+func TestStatusShowsRunsQueuesAndFailures(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	pool := b.pool(t)
+	_, err := pool.Exec(context.Background(), `INSERT INTO sync_runs (pipeline, outcome, counts, finished_at) VALUES ('sync', 'partial', '{"campaigns":{"fetched":5,"inserted":5},"cards":{"fetched":2}}', now())`)
+	require.NoError(t, err)
+	r := b.run(t, "export", "--out", t.TempDir())
+	require.Equal(t, 0, r.code, r.stderr)
+	r = b.run(t, "status")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `\d+\s+sync\s+manual\s+\S+ \S+\s+\S+\s+partial\s+fetched=7 inserted=5`, r.stdout)
+	require.Regexp(t, `\d+\s+export\s+manual\s+.*succeeded`, r.stdout)
+	require.Contains(t, r.stdout, "QUEUES")
+	require.Contains(t, r.stdout, "FAILED JOBS")
+}

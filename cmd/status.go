@@ -1,0 +1,120 @@
+package adsynccmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/adsync/adsync/sync/store"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) statusCommand() *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show recent runs with counts and outcomes, queue depth by state, and failed jobs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+			if err != nil {
+				return err
+			}
+			if err := requireMigrated(ctx, pool); err != nil {
+				return err
+			}
+			st, err := store.ReadStatus(ctx, pool, limit)
+			if err != nil {
+				return err
+			}
+			return printStatus(a, st)
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 10, "how many recent runs and failed jobs to show")
+	return cmd
+}
+
+func printStatus(a *app, st *store.Status) error {
+	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "RECENT RUNS")
+	fmt.Fprintln(w, "ID\tPIPELINE\tTRIGGER\tSTARTED\tDURATION\tOUTCOME\tCOUNTS")
+	for _, r := range st.Runs {
+		dur := "running"
+		if r.FinishedAt != nil {
+			dur = r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Pipeline, r.Trigger, r.StartedAt.UTC().Format("2006-01-02 15:04:05Z"),
+			dur, r.Outcome, summarizeCounts(r.Counts))
+		if r.Error != "" {
+			fmt.Fprintf(w, "\t\t\t\t\terror:\t%s\n", oneLine(r.Error))
+		}
+	}
+	if len(st.Runs) == 0 {
+		fmt.Fprintln(w, "(none)")
+	}
+	fmt.Fprintln(w, "\nQUEUES")
+	fmt.Fprintln(w, "QUEUE\tSTATE\tJOBS")
+	for _, q := range st.Queues {
+		fmt.Fprintf(w, "%s\t%s\t%d\n", q.Queue, q.State, q.Jobs)
+	}
+	if len(st.Queues) == 0 {
+		fmt.Fprintln(w, "(empty)")
+	}
+	fmt.Fprintln(w, "\nFAILED JOBS")
+	fmt.Fprintln(w, "ID\tKIND\tQUEUE\tSTATE\tATTEMPT\tAT\tLAST ERROR")
+	for _, f := range st.Failed {
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", f.ID, f.Kind, f.Queue, f.State, f.Attempt, f.MaxAttempts,
+			f.At.UTC().Format("2006-01-02 15:04:05Z"), oneLine(f.LastError))
+	}
+	if len(st.Failed) == 0 {
+		fmt.Fprintln(w, "(none)")
+	}
+	return w.Flush()
+}
+
+// summarizeCounts renders a run's counts compactly: top-level numbers as
+// k=v, nested per-entity counts summed by kind of count.
+func summarizeCounts(c map[string]any) string {
+	if len(c) == 0 {
+		return ""
+	}
+	sums := map[string]float64{}
+	for k, v := range c {
+		switch x := v.(type) {
+		case float64:
+			sums[k] += x
+		case map[string]any:
+			for kk, vv := range x {
+				if f, ok := vv.(float64); ok {
+					sums[kk] += f
+				}
+			}
+		}
+	}
+	if len(sums) == 0 {
+		b, _ := json.Marshal(c)
+		return string(b)
+	}
+	keys := make([]string, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%g", k, sums[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Run is one recorded pipeline run.
+type Run struct {
+	ID         int64
+	Pipeline   string
+	Trigger    string
+	StartedAt  time.Time
+	FinishedAt *time.Time
+	Outcome    string
+	Counts     map[string]any
+	Error      string
+}
+
+// QueueDepth counts a queue's jobs in one state.
+type QueueDepth struct {
+	Queue string
+	State string
+	Jobs  int64
+}
+
+// FailedJob is a job whose last attempt failed.
+type FailedJob struct {
+	ID          int64
+	Kind        string
+	Queue       string
+	State       string // retryable or discarded
+	Attempt     int
+	MaxAttempts int
+	LastError   string
+	At          time.Time
+}
+
+// Status is what `adsync status` shows.
+type Status struct {
+	Runs   []Run
+	Queues []QueueDepth
+	Failed []FailedJob
+}
+
+// ReadStatus reads recent runs, queue depth by state and failed jobs.
+func ReadStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, error) {
+	st := &Status{}
+	rows, err := pool.Query(ctx, `SELECT id, pipeline, trigger, started_at, finished_at, outcome, counts, coalesce(error, '')
+		FROM sync_runs ORDER BY id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var r Run
+		var counts []byte
+		if err := rows.Scan(&r.ID, &r.Pipeline, &r.Trigger, &r.StartedAt, &r.FinishedAt, &r.Outcome, &counts, &r.Error); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		_ = json.Unmarshal(counts, &r.Counts)
+		r.Error = Redact(r.Error)
+		st.Runs = append(st.Runs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = pool.Query(ctx, `SELECT queue, state::text, count(*) FROM river_job GROUP BY 1, 2 ORDER BY 1, 2`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var q QueueDepth
+		if err := rows.Scan(&q.Queue, &q.State, &q.Jobs); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		st.Queues = append(st.Queues, q)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = pool.Query(ctx, `SELECT id, kind, queue, state::text, attempt, max_attempts,
+			coalesce(errors[array_length(errors, 1)]->>'error', ''), coalesce(finalized_at, attempted_at, created_at)
+		FROM river_job WHERE state IN ('retryable', 'discarded') ORDER BY id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f FailedJob
+		if err := rows.Scan(&f.ID, &f.Kind, &f.Queue, &f.State, &f.Attempt, &f.MaxAttempts, &f.LastError, &f.At); err != nil {
+			return nil, err
+		}
+		f.LastError = Redact(f.LastError)
+		st.Failed = append(st.Failed, f)
+	}
+	return st, rows.Err()
+}
+
+// secretPattern finds credentials that could have slipped into a message:
+// OAuth and Bearer authorization values, token-like parameters, and
+// passwords in connection URLs.
+var secretPattern = regexp.MustCompile(`(?i)(bearer\s+|oauth\s+[^\n]*?oauth_signature="|(?:access_token|oauth_token|oauth_token_secret|token_secret|consumer_secret|access_secret|secret_key|password)["']?\s*[=:]\s*["']?|://[^:/@\s]+:)([^\s"'&@,]+)`)
+
+// Redact replaces credential values in s with "[redacted]". adsync keeps
+// secrets out of errors in the first place; this guards what is shown of
+// errors recorded by any component.
+func Redact(s string) string {
+	return secretPattern.ReplaceAllString(s, "${1}[redacted]")
+}
