@@ -15,9 +15,10 @@ build:
 run: build
 	./$(BIN)/adsync run
 
-## test: gofmt check, go vet, and every test with the race detector
+## test: gofmt check, go vet, every test with the race detector, then each fuzz target briefly
 test: test-deps fmt-check vet
-	$(GO) test -race -timeout 14m ./...
+	$(GO) test -race -timeout 12m ./...
+	@bash .ci/fuzz-short
 
 ## test-deps: install what the tests need beyond Go (a real OAuth client we did not write, ...)
 test-deps:
