@@ -68,6 +68,31 @@ func PlanSets(sets []KeywordSet) ([]Plan, error) {
 // the window in progress. A window of a rate-limited request fails with the
 // client's *api.RetryAtError, which callers turn into a snooze.
 func (r *Runner) Run(ctx context.Context, sets []KeywordSet, start, end time.Time) (Report, error) {
+	return r.run(ctx, sets, func(KeywordSet) (time.Time, time.Time) { return start, end })
+}
+
+// RunLookback fetches every set over the lookback before now, ending at the
+// last whole bucket of the set's granularity (UTC midnight for DAY, the
+// hour for HOUR) so no stored value counts a bucket still in progress.
+func (r *Runner) RunLookback(ctx context.Context, sets []KeywordSet, lookback time.Duration) (Report, error) {
+	if lookback <= 0 {
+		return Report{}, fmt.Errorf("insights: lookback %s must be positive", lookback)
+	}
+	now := r.clock()()
+	return r.run(ctx, sets, func(s KeywordSet) (time.Time, time.Time) {
+		end := Align(now, s.Step())
+		return end.Add(-lookback), end
+	})
+}
+
+func (r *Runner) clock() func() time.Time {
+	if r.Now == nil {
+		return time.Now
+	}
+	return r.Now
+}
+
+func (r *Runner) run(ctx context.Context, sets []KeywordSet, span func(KeywordSet) (time.Time, time.Time)) (Report, error) {
 	plans, err := PlanSets(sets)
 	if err != nil {
 		return Report{}, err
@@ -75,12 +100,10 @@ func (r *Runner) Run(ctx context.Context, sets []KeywordSet, start, end time.Tim
 	if len(plans) == 0 {
 		return Report{}, errors.New("insights: no keyword sets to fetch")
 	}
-	now := r.Now
-	if now == nil {
-		now = time.Now
-	}
+	now := r.clock()
 	var rep Report
 	for _, p := range plans {
+		start, end := span(p.Set)
 		windows, err := Windows(start, end, p.Set.Step())
 		if err != nil {
 			return rep, fmt.Errorf("keyword set %q: %w", p.Set.Name, err)

@@ -193,3 +193,28 @@ func TestReRunningAWindowReplacesIt(t *testing.T) {
 	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM keyword_volumes`))
 	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM keyword_volumes_latest`))
 }
+
+func TestLookbackEndsAtTheLastWholeBucket(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.now = time.Date(2026, 3, 20, 12, 34, 0, 0, time.UTC)
+	sets := []insights.KeywordSet{
+		{Name: "d", Keywords: []string{"coffee"}},
+		{Name: "h", Keywords: []string{"coffee"}, Granularity: "HOUR"},
+	}
+	rep, err := b.runner.RunLookback(context.Background(), sets, 7*24*time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Windows)
+	midnight := time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC)
+	d := b.windows(t, "d")
+	require.Len(t, d, 1)
+	require.Equal(t, storedWindow{Start: midnight.Add(-7 * 24 * time.Hour), End: midnight}, storedWindow{Start: d[0].Start, End: d[0].End})
+	require.Len(t, b.buckets(t, "d", d[0].Start), 7)
+	h := b.windows(t, "h")
+	require.Len(t, h, 1)
+	require.Equal(t, midnight.Add(12*time.Hour), h[0].End)
+	require.Len(t, b.buckets(t, "h", h[0].Start), 168)
+
+	_, err = b.runner.RunLookback(context.Background(), sets, 0)
+	require.ErrorContains(t, err, "lookback 0s must be positive")
+}

@@ -31,6 +31,8 @@ type Config struct {
 	Schedules Schedules `yaml:"schedules"`
 	Queues    Queues    `yaml:"queues"`
 	Sync      Sync      `yaml:"sync"`
+	Insights  Insights  `yaml:"insights"`
+	Posts     Posts     `yaml:"posts"`
 }
 
 // API locates the service and holds the application's credentials.
@@ -70,6 +72,30 @@ type Sync struct {
 	Overlap Duration `yaml:"overlap"`
 }
 
+// Insights lists the keyword sets the insights pipeline fetches.
+type Insights struct {
+	KeywordSets []KeywordSet `yaml:"keyword_sets"`
+	// Lookback is how far back each scheduled run fetches.
+	Lookback Duration `yaml:"lookback"`
+}
+
+// KeywordSet is one set of keywords looked up together.
+type KeywordSet struct {
+	Name             string   `yaml:"name"`
+	Keywords         []string `yaml:"keywords"`
+	NegativeKeywords []string `yaml:"negative_keywords"`
+	// Location is one country-level targeting value (empty: worldwide).
+	Location string `yaml:"location"`
+	// Granularity is DAY (default) or HOUR.
+	Granularity string `yaml:"granularity"`
+}
+
+// Posts lists v2 posts the posts pipeline hydrates besides those of the
+// advertising sync.
+type Posts struct {
+	IDs []string `yaml:"ids"`
+}
+
 // Duration is a time.Duration written as "90s", "1h" in YAML.
 type Duration time.Duration
 
@@ -102,7 +128,8 @@ func Default() Config {
 			Export:   "CRON_TZ=UTC 0 4 * * *",
 		},
 		Queues: Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
-		Sync:   Sync{Overlap: Duration(time.Hour)},
+		Sync:     Sync{Overlap: Duration(time.Hour)},
+		Insights: Insights{Lookback: Duration(7 * 24 * time.Hour)},
 	}
 }
 
@@ -233,5 +260,5 @@ func (c Config) Validate() error {
 	if c.Sync.Overlap < 0 {
 		return fmt.Errorf("sync.overlap: must not be negative")
 	}
-	return nil
+	return c.validatePipelines()
 }
