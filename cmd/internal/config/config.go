@@ -127,10 +127,9 @@ func Default() Config {
 			Posts:    "CRON_TZ=UTC 45 2 * * *",
 			Export:   "CRON_TZ=UTC 0 4 * * *",
 		},
-		Queues:   Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
-		Sync:     Sync{Overlap: Duration(time.Hour)},
-		Insights: Insights{Lookback: Duration(7 * 24 * time.Hour)},
-	}
+		Queues: Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
+		Sync:   Sync{Overlap: Duration(time.Hour)},
+	}.withPipelineDefaults()
 }
 
 // Source says where configuration comes from.

@@ -8,6 +8,12 @@ import (
 	"github.com/adsync/adsync/sync/posts"
 )
 
+// withPipelineDefaults sets the insights and posts defaults.
+func (c Config) withPipelineDefaults() Config {
+	c.Insights.Lookback = Duration(7 * 24 * time.Hour)
+	return c
+}
+
 // Sets converts the configured sets to the insights package's type.
 func (i Insights) Sets() []insights.KeywordSet {
 	out := make([]insights.KeywordSet, len(i.KeywordSets))
