@@ -32,6 +32,9 @@ type Deps struct {
 	Log *zap.Logger
 	// SyncOverlap is subtracted from incremental bookmarks.
 	SyncOverlap time.Duration
+	// Insights and Posts are the configured keyword sets and post ids.
+	Insights InsightsSettings
+	Posts    PostsSettings
 }
 
 // Options shape a River client.
@@ -102,4 +105,5 @@ func PoolSize(concurrency map[string]int) int32 {
 
 // addWorkers registers every pipeline's workers. Each pipeline adds one line.
 func addWorkers(w *river.Workers, deps *Deps) {
+	addInsightsPostsWorkers(w, deps)
 }
