@@ -10,6 +10,7 @@ import (
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/adsync/adsync/sync/posts"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
 )
 
@@ -38,8 +39,13 @@ func (InsightsArgs) Kind() string { return "insights_keywords" }
 
 // InsertOpts keep two runs of the same sets from overlapping.
 func (InsightsArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueSync, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: QueueSync, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
 }
+
+// unfinished are the states in which a job blocks an equal one: a finished
+// run must not stop the next scheduled run of the same args.
+var unfinished = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
 
 // PostsFetchArgs hydrate v2 posts: the given ids, plus those of the
 // advertising sync (FromAds) and of the configuration (FromConfig).
@@ -54,7 +60,7 @@ func (PostsFetchArgs) Kind() string { return "posts_fetch" }
 
 // InsertOpts keep two fetches of the same ids from overlapping.
 func (PostsFetchArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueSync, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: QueueSync, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
 }
 
 func init() {

@@ -82,6 +82,11 @@ func TestPostsFetchJobStoresPostsAndRecordsItsSummary(t *testing.T) {
 	require.Equal(t, 5, sum.Found)
 	require.Equal(t, []string{truth.MissingIDs[0]}, sum.NotFoundIDs)
 	require.Equal(t, 6, b.count(t, `SELECT count(*) FROM v2_post_status`))
+
+	// A finished run does not block the next one with the same args.
+	ev = b.runJob(t, jobs.PostsFetchArgs{IDs: ids})
+	require.Equal(t, river.EventKindJobCompleted, ev.Kind)
+	require.Equal(t, 2, b.fake.Srv.Stats().Family(posts.Endpoint).Requests)
 }
 
 func TestScheduledPostsJobFetchesAdsAndConfiguredIDs(t *testing.T) {
