@@ -49,6 +49,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.authCommand(),
 		a.apiCommand(),
 		a.audienceCommand(),
+		a.insightsCommand(),
+		a.postsCommand(),
 	)
 	return root
 }
