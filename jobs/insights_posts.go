@@ -76,12 +76,19 @@ func addInsightsPostsWorkers(w *river.Workers, deps *Deps) {
 	river.AddWorker(w, &postsWorker{deps: deps})
 }
 
-// snoozeOnRateLimit turns "do not send before At" into a snooze, so a
-// rate-limited window does not burn an attempt.
-func snoozeOnRateLimit(err error) error {
+// jobOutcome turns "do not send before At" into a snooze, so a
+// rate-limited window does not burn an attempt, and a request the service
+// refuses as invalid (400) into a cancellation, since retrying the same
+// request cannot succeed.
+func jobOutcome(err error) error {
 	var rae *api.RetryAtError
 	if errors.As(err, &rae) {
 		return river.JobSnooze(rae.Wait(time.Now()))
+	}
+	var ae *api.AdsError
+	var pe *api.ProblemError
+	if (errors.As(err, &ae) && ae.Status == 400) || (errors.As(err, &pe) && pe.Status == 400) {
+		return river.JobCancel(err)
 	}
 	return err
 }
@@ -104,13 +111,14 @@ func (w *insightsWorker) Work(ctx context.Context, job *river.Job[InsightsArgs])
 	if lookback <= 0 {
 		lookback = insights.MaxSpan
 	}
-	r := &insights.Runner{Client: w.deps.API, Pool: w.deps.Pool}
-	rep, err := r.RunLookback(ctx, sets, lookback)
-	if errors.Is(err, insights.ErrSetRejected) {
+	if _, err := insights.PlanSets(sets); err != nil {
+		// A set no request can express stays so until the configuration changes.
 		return river.JobCancel(err)
 	}
+	r := &insights.Runner{Client: w.deps.API, Pool: w.deps.Pool}
+	rep, err := r.RunLookback(ctx, sets, lookback)
 	if err != nil {
-		return snoozeOnRateLimit(err)
+		return jobOutcome(err)
 	}
 	w.deps.Log.Info("insights: fetched", zap.Int("sets", rep.Sets), zap.Int("windows", rep.Windows),
 		zap.Int("requests", rep.Requests), zap.Int("buckets", rep.Buckets))
@@ -155,7 +163,7 @@ func (w *postsWorker) Work(ctx context.Context, job *river.Job[PostsFetchArgs]) 
 	f := &posts.Fetcher{Client: w.deps.API, Pool: w.deps.Pool}
 	sum, err := f.Fetch(ctx, ids)
 	if err != nil {
-		return snoozeOnRateLimit(err)
+		return jobOutcome(err)
 	}
 	w.deps.Log.Info("posts: fetched", zap.Int("requested", sum.Requested), zap.Int("found", sum.Found),
 		zap.Int("not_found", sum.NotFound), zap.Int("media", sum.Media), zap.Int("users", sum.Users))

@@ -142,3 +142,16 @@ func TestInsightsJobFetchesEveryConfiguredSetOverTheLookback(t *testing.T) {
 	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
 	require.Contains(t, ev.Job.Errors[len(ev.Job.Errors)-1].Error, `keyword set "nope" is not configured`)
 }
+
+func TestInsightsJobWithARejectedSetIsCancelledWithoutRequests(t *testing.T) {
+	t.Parallel()
+	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) {
+		d.Insights = jobs.InsightsSettings{Lookback: 24 * time.Hour, Sets: []insights.KeywordSet{
+			{Name: "neg", Keywords: []string{"coffee"}, NegativeKeywords: []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}},
+		}}
+	})
+	ev := b.runJob(t, jobs.InsightsArgs{})
+	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
+	require.Contains(t, ev.Job.Errors[len(ev.Job.Errors)-1].Error, `keyword set "neg" has 10 negative keywords`)
+	require.Zero(t, b.fake.Srv.Stats().Family(insights.Endpoint).Requests)
+}
