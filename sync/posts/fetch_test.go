@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/posts"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -78,14 +80,18 @@ func TestARequestWithoutFieldsYieldsOnlyIDAndText(t *testing.T) {
 	for _, raw := range body.Data {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(raw, &m))
-		require.ElementsMatch(t, []string{"id", "text"}, slices.Collect(func(yield func(string) bool) {
-			for k := range m {
-				if !yield(k) {
-					return
-				}
-			}
-		}))
+		require.ElementsMatch(t, []string{"id", "text"}, slices.Collect(maps.Keys(m)))
 	}
+
+	// Stored as is, such an answer leaves every typed column but text empty.
+	ctx := context.Background()
+	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		_, err := posts.StoreResponse(ctx, tx, ids, body, b.now)
+		return err
+	}))
+	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM v2_posts WHERE raw - 'id' - 'text' = '{}'::jsonb
+		AND author_id IS NULL AND api_created_at IS NULL AND like_count IS NULL AND cardinality(media_keys) = 0`))
+	require.Zero(t, b.count(t, `SELECT count(*) FROM post_metrics_daily`), "no metrics asked, none stored")
 }
 
 func TestTheLookupAsksForEveryStoredFieldWithTheBearerToken(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/posts"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -95,4 +96,37 @@ func TestAdsPostIDsTakeLivePublishedPostsAndPromotedPosts(t *testing.T) {
 	ids, err = posts.AdsPostIDs(ctx, pool)
 	require.NoError(t, err)
 	require.Equal(t, []string{"101", "105", "201", "202"}, ids)
+}
+
+func storeBody(t *testing.T, pool *pgxpool.Pool, requested []string, body string, now time.Time) posts.Stored {
+	t.Helper()
+	ctx := context.Background()
+	var resp posts.Response
+	require.NoError(t, json.Unmarshal([]byte(body), &resp))
+	var st posts.Stored
+	require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var err error
+		st, err = posts.StoreResponse(ctx, tx, requested, resp, now)
+		return err
+	}))
+	return st
+}
+
+func TestAPostThatGoesMissingKeepsItsStoredRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	storeBody(t, pool, []string{"11"}, `{"data":[{"id":"11","text":"hi","public_metrics":{"like_count":3}}]}`, now)
+	st := storeBody(t, pool, []string{"11"}, `{"errors":[{"value":"11","detail":"Could not find post with ids: [11].",
+		"title":"Not Found Error","resource_type":"post","parameter":"ids","resource_id":"11","type":"about:blank"}]}`, now.Add(time.Hour))
+	require.Equal(t, []string{"11"}, st.NotFound)
+	var text string
+	var found bool
+	var detail string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT p.text, s.found, s.detail FROM v2_posts p JOIN v2_post_status s ON s.post_id = p.id`).
+		Scan(&text, &found, &detail))
+	require.Equal(t, "hi", text)
+	require.False(t, found)
+	require.Equal(t, "Could not find post with ids: [11].", detail)
 }
