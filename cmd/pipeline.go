@@ -41,7 +41,9 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap), ExportOut: a.cfg.Export.Out, Metrics: a.metrics}, nil
+	deps := &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap), ExportOut: a.cfg.Export.Out, Metrics: a.metrics}
+	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
+	return deps, nil
 }
 
 // requireMigrated refuses to run on a database with pending migrations.

@@ -53,6 +53,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.authCommand(),
 		a.apiCommand(),
 		a.audienceCommand(),
+		a.insightsCommand(),
+		a.postsCommand(),
 	)
 	return root
 }

@@ -36,6 +36,9 @@ type Deps struct {
 	ExportOut string
 	// Metrics records what workers do (nil: nothing).
 	Metrics *Metrics
+	// Insights and Posts are the configured keyword sets and post ids.
+	Insights InsightsSettings
+	Posts    PostsSettings
 }
 
 // Options shape a River client.
@@ -107,4 +110,5 @@ func PoolSize(concurrency map[string]int) int32 {
 // addWorkers registers every pipeline's workers. Each pipeline adds one line.
 func addWorkers(w *river.Workers, deps *Deps) {
 	addExportWorkers(w, deps)
+	addInsightsPostsWorkers(w, deps)
 }

@@ -2,19 +2,16 @@ package jobs_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { os.Exit(localpg.Main(m)) }
 
 func TestExportJobWaitsForARunningSyncThenExports(t *testing.T) {
 	t.Parallel()

@@ -32,6 +32,8 @@ type Config struct {
 	Queues    Queues    `yaml:"queues"`
 	Sync      Sync      `yaml:"sync"`
 	Export    Export    `yaml:"export"`
+	Insights  Insights  `yaml:"insights"`
+	Posts     Posts     `yaml:"posts"`
 }
 
 // Export configures the Parquet export.
@@ -77,6 +79,30 @@ type Sync struct {
 	Overlap Duration `yaml:"overlap"`
 }
 
+// Insights lists the keyword sets the insights pipeline fetches.
+type Insights struct {
+	KeywordSets []KeywordSet `yaml:"keyword_sets"`
+	// Lookback is how far back each scheduled run fetches.
+	Lookback Duration `yaml:"lookback"`
+}
+
+// KeywordSet is one set of keywords looked up together.
+type KeywordSet struct {
+	Name             string   `yaml:"name"`
+	Keywords         []string `yaml:"keywords"`
+	NegativeKeywords []string `yaml:"negative_keywords"`
+	// Location is one country-level targeting value (empty: worldwide).
+	Location string `yaml:"location"`
+	// Granularity is DAY (default) or HOUR.
+	Granularity string `yaml:"granularity"`
+}
+
+// Posts lists v2 posts the posts pipeline hydrates besides those of the
+// advertising sync.
+type Posts struct {
+	IDs []string `yaml:"ids"`
+}
+
 // Duration is a time.Duration written as "90s", "1h" in YAML.
 type Duration time.Duration
 
@@ -111,7 +137,7 @@ func Default() Config {
 		Queues: Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
 		Sync:   Sync{Overlap: Duration(time.Hour)},
 		Export: Export{Out: "out"},
-	}
+	}.withPipelineDefaults()
 }
 
 // Source says where configuration comes from.
@@ -241,5 +267,5 @@ func (c Config) Validate() error {
 	if c.Sync.Overlap < 0 {
 		return fmt.Errorf("sync.overlap: must not be negative")
 	}
-	return nil
+	return c.validatePipelines()
 }

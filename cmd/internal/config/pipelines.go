@@ -1,0 +1,55 @@
+package config
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/adsync/adsync/sync/insights"
+	"github.com/adsync/adsync/sync/posts"
+)
+
+// withPipelineDefaults sets the insights and posts defaults.
+func (c Config) withPipelineDefaults() Config {
+	c.Insights.Lookback = Duration(7 * 24 * time.Hour)
+	return c
+}
+
+// Sets converts the configured sets to the insights package's type.
+func (i Insights) Sets() []insights.KeywordSet {
+	out := make([]insights.KeywordSet, len(i.KeywordSets))
+	for n, s := range i.KeywordSets {
+		out[n] = insights.KeywordSet{Name: s.Name, Keywords: s.Keywords, NegativeKeywords: s.NegativeKeywords,
+			Location: s.Location, Granularity: s.Granularity}
+	}
+	return out
+}
+
+// validatePipelines checks the insights and posts sections with the rules
+// the pipelines apply, so a bad set stops a worker at start rather than at
+// its first scheduled run.
+func (c Config) validatePipelines() error {
+	if c.Insights.Lookback <= 0 {
+		return fmt.Errorf("insights.lookback: must be positive")
+	}
+	if time.Duration(c.Insights.Lookback) < time.Hour {
+		return fmt.Errorf("insights.lookback: %s is shorter than one hour", time.Duration(c.Insights.Lookback))
+	}
+	names := map[string]int{}
+	for i, s := range c.Insights.Sets() {
+		ns, err := s.Normalize()
+		if err == nil {
+			_, err = ns.Groups()
+		}
+		if err != nil {
+			return fmt.Errorf("insights.keyword_sets[%d]: %w", i, err)
+		}
+		if j, dup := names[ns.Name]; dup {
+			return fmt.Errorf("insights.keyword_sets[%d]: name %q is already used by insights.keyword_sets[%d]", i, ns.Name, j)
+		}
+		names[ns.Name] = i
+	}
+	if _, err := posts.CheckIDs(c.Posts.IDs); err != nil {
+		return fmt.Errorf("posts.ids: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/insights"
+	"github.com/adsync/adsync/sync/posts"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"go.uber.org/zap"
+)
+
+// InsightsSettings are the configured keyword sets and how far back a
+// scheduled run looks.
+type InsightsSettings struct {
+	Sets     []insights.KeywordSet
+	Lookback time.Duration
+}
+
+// PostsSettings are the configured v2 post ids.
+type PostsSettings struct {
+	IDs []string
+}
+
+// InsightsArgs fetch keyword insights for configured sets over the
+// configured lookback. The args name sets; their keywords stay in the
+// configuration.
+type InsightsArgs struct {
+	// Sets are set names; empty means every configured set.
+	Sets []string `json:"sets,omitempty"`
+}
+
+// Kind names the job.
+func (InsightsArgs) Kind() string { return "insights_keywords" }
+
+// InsertOpts keep two runs of the same sets from overlapping.
+func (InsightsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSync, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
+}
+
+// unfinished are the states in which a job blocks an equal one: a finished
+// run must not stop the next scheduled run of the same args.
+var unfinished = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
+
+// PostsFetchArgs hydrate v2 posts: the given ids, plus those of the
+// advertising sync (FromAds) and of the configuration (FromConfig).
+type PostsFetchArgs struct {
+	IDs        []string `json:"ids,omitempty"`
+	FromAds    bool     `json:"from_ads,omitempty"`
+	FromConfig bool     `json:"from_config,omitempty"`
+}
+
+// Kind names the job.
+func (PostsFetchArgs) Kind() string { return "posts_fetch" }
+
+// InsertOpts keep two fetches of the same ids from overlapping.
+func (PostsFetchArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSync, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
+}
+
+func init() {
+	pipelineJobs[PipelineInsights] = func() (river.JobArgs, *river.InsertOpts) { return InsightsArgs{}, nil }
+	pipelineJobs[PipelinePosts] = func() (river.JobArgs, *river.InsertOpts) {
+		return PostsFetchArgs{FromAds: true, FromConfig: true}, nil
+	}
+}
+
+// addInsightsPostsWorkers registers the insights and posts workers.
+func addInsightsPostsWorkers(w *river.Workers, deps *Deps) {
+	river.AddWorker(w, &insightsWorker{deps: deps})
+	river.AddWorker(w, &postsWorker{deps: deps})
+}
+
+// jobOutcome turns "do not send before At" into a snooze, so a
+// rate-limited window does not burn an attempt, and a request the service
+// refuses as invalid (400) into a cancellation, since retrying the same
+// request cannot succeed.
+func jobOutcome(err error) error {
+	var rae *api.RetryAtError
+	if errors.As(err, &rae) {
+		return river.JobSnooze(rae.Wait(time.Now()))
+	}
+	var ae *api.AdsError
+	var pe *api.ProblemError
+	if (errors.As(err, &ae) && ae.Status == 400) || (errors.As(err, &pe) && pe.Status == 400) {
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+type insightsWorker struct {
+	river.WorkerDefaults[InsightsArgs]
+	deps *Deps
+}
+
+func (w *insightsWorker) Work(ctx context.Context, job *river.Job[InsightsArgs]) error {
+	sets, err := selectSets(w.deps.Insights.Sets, job.Args.Sets)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+	if len(sets) == 0 {
+		w.deps.Log.Info("insights: no keyword sets configured; nothing to fetch")
+		return nil
+	}
+	lookback := w.deps.Insights.Lookback
+	if lookback <= 0 {
+		lookback = insights.MaxSpan
+	}
+	if _, err := insights.PlanSets(sets); err != nil {
+		// A set no request can express stays so until the configuration changes.
+		return river.JobCancel(err)
+	}
+	r := &insights.Runner{Client: w.deps.API, Pool: w.deps.Pool}
+	rep, err := r.RunLookback(ctx, sets, lookback)
+	if err != nil {
+		return jobOutcome(err)
+	}
+	w.deps.Log.Info("insights: fetched", zap.Int("sets", rep.Sets), zap.Int("windows", rep.Windows),
+		zap.Int("requests", rep.Requests), zap.Int("buckets", rep.Buckets))
+	return river.RecordOutput(ctx, map[string]int{"sets": rep.Sets, "windows": rep.Windows, "requests": rep.Requests, "buckets": rep.Buckets})
+}
+
+// selectSets picks the named sets (all when names is empty).
+func selectSets(all []insights.KeywordSet, names []string) ([]insights.KeywordSet, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []insights.KeywordSet
+	for _, n := range names {
+		found := false
+		for _, s := range all {
+			if s.Name == n {
+				out = append(out, s)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("insights: keyword set %q is not configured", n)
+		}
+	}
+	return out, nil
+}
+
+type postsWorker struct {
+	river.WorkerDefaults[PostsFetchArgs]
+	deps *Deps
+}
+
+func (w *postsWorker) Work(ctx context.Context, job *river.Job[PostsFetchArgs]) error {
+	ids, err := PostIDs(ctx, w.deps, job.Args)
+	if err != nil {
+		if errors.Is(err, posts.ErrNoAdsPosts) {
+			// Retrying cannot help until a sync has run.
+			return river.JobCancel(err)
+		}
+		return err
+	}
+	f := &posts.Fetcher{Client: w.deps.API, Pool: w.deps.Pool}
+	sum, err := f.Fetch(ctx, ids)
+	if err != nil {
+		return jobOutcome(err)
+	}
+	w.deps.Log.Info("posts: fetched", zap.Int("requested", sum.Requested), zap.Int("found", sum.Found),
+		zap.Int("not_found", sum.NotFound), zap.Int("media", sum.Media), zap.Int("users", sum.Users))
+	return river.RecordOutput(ctx, sum)
+}
+
+// PostIDs gathers the ids a posts job fetches. Without advertising tables,
+// a job that also has other ids goes on with those; one with none fails
+// with posts.ErrNoAdsPosts.
+func PostIDs(ctx context.Context, deps *Deps, args PostsFetchArgs) ([]string, error) {
+	ids := append([]string(nil), args.IDs...)
+	if args.FromConfig {
+		ids = append(ids, deps.Posts.IDs...)
+	}
+	if args.FromAds {
+		ads, err := posts.AdsPostIDs(ctx, deps.Pool)
+		switch {
+		case errors.Is(err, posts.ErrNoAdsPosts) && len(ids) > 0:
+			deps.Log.Warn("posts: " + err.Error() + "; fetching the other ids only")
+		case err != nil:
+			return nil, err
+		}
+		ids = append(ids, ads...)
+	}
+	return ids, nil
+}
