@@ -102,4 +102,5 @@ func PoolSize(concurrency map[string]int) int32 {
 
 // addWorkers registers every pipeline's workers. Each pipeline adds one line.
 func addWorkers(w *river.Workers, deps *Deps) {
+	addAudienceWorkers(w, deps)
 }
