@@ -242,11 +242,19 @@ func (p *planner) newBatcher(op string) *batcher {
 	return newBatcher(op, p.o.EffectiveAt, p.o.ExpiresAt, p.o.MaxUsers, p.o.MaxBytes, p.insertBatch)
 }
 
-// hashFile streams the file's valid users to emit.
+// hashFile streams the file's valid users to emit. The bytes read are
+// hashed again on the way: a file changed since its checksum was taken
+// fails the plan rather than recording the wrong file.
 func (p *planner) hashFile(report *hashing.Report, emit func(hashing.HashedUser) error) error {
-	src, format, err := hashing.Open(p.o.Path)
+	f, err := os.Open(p.o.Path)
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	sum := sha256.New()
+	src, format, err := hashing.Detect(io.TeeReader(f, sum), p.o.Path)
+	if err != nil {
+		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
 	}
 	defer func() { _ = src.Close() }()
 	rr, err := hashing.NewReader(src, format, p.o.Reader)
@@ -255,6 +263,14 @@ func (p *planner) hashFile(report *hashing.Report, emit func(hashing.HashedUser)
 	}
 	if err := hashing.HashRecordsParallel(rr, p.o.Normalizer, p.o.Workers, emit, report); err != nil {
 		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
+	}
+	// Whatever the readers left unread (trailing bytes after gzip's end)
+	// still belongs to the checksum.
+	if _, err := io.Copy(sum, f); err != nil {
+		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
+	}
+	if got := hex.EncodeToString(sum.Sum(nil)); got != p.upload.Checksum {
+		return fmt.Errorf("audience upload: %s changed while it was read; run again", p.o.Path)
 	}
 	return nil
 }
