@@ -127,7 +127,7 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		}
 		fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", audienceID, uf.create)
 	}
-	inserter, err := jobs.NewClient(deps, jobs.Options{})
+	inserter, err := a.riverClient(deps, false)
 	if err != nil {
 		return err
 	}
@@ -170,6 +170,7 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 // waitUpload runs a worker in this process until upload id is finished,
 // then prints its report.
 func (a *app) waitUpload(ctx context.Context, deps *jobs.Deps, id int64) error {
+	// No schedules: this process only helps the queues until the upload ends.
 	worker, err := jobs.NewClient(deps, jobs.Options{Concurrency: a.concurrency(), Work: true, Slog: logging.Slog(a.log)})
 	if err != nil {
 		return err
