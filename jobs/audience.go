@@ -10,6 +10,7 @@ import (
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
 )
 
@@ -27,9 +28,16 @@ func (AudienceBatchArgs) Kind() string { return "audience_batch" }
 // attempt already sends up to the Sender's tries.
 const audienceBatchMaxAttempts = 10
 
-// InsertOpts put the job on the audience queue, once per batch.
+// InsertOpts put the job on the audience queue, once per batch while one
+// is waiting or running. A finished job does not block a new one: a
+// resumed upload may need its batch again, and a batch already done is
+// never resent whatever its jobs.
 func (AudienceBatchArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueAudience, MaxAttempts: audienceBatchMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: QueueAudience, MaxAttempts: audienceBatchMaxAttempts, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled},
+	}}
 }
 
 // AudienceEnqueuer inserts the batch jobs of an upload in the planner's
