@@ -44,6 +44,23 @@ func TestAudienceUploadWaitsReportsAndSkipsTheSameFileAgain(t *testing.T) {
 	require.Contains(t, r.stdout, "--force")
 }
 
+func TestAudienceUploadRerunWithWaitSendsWhatWasQueued(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	acct, aud := b.firstAudience(t)
+	in := writeFile(t, "users.csv", "email\na@example.com\nb@example.com\n")
+	r := b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "queued: ")
+	require.Empty(t, b.srv.AudienceMembers(aud, "email"), "nothing sent without a worker")
+
+	r = b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "resuming upload ")
+	require.Contains(t, r.stdout, "users accepted: 2\n")
+	require.Len(t, b.srv.AudienceMembers(aud, "email"), 2)
+}
+
 func TestAudienceUploadCreateReportsTheExistingAudienceOnADuplicateName(t *testing.T) {
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})

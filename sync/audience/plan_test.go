@@ -3,6 +3,7 @@ package audience_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/adsync/adsync/sync/audience"
@@ -32,6 +33,9 @@ func TestAPlanThatFailsMidwayLeavesNothingAndTheNextPlanStartsClean(t *testing.T
 	var jobs int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'audience_batch'`).Scan(&jobs))
 	require.Equal(t, 5, jobs, "one job per batch, inserted with the plan")
+	var args string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT args::text FROM river_job WHERE kind = 'audience_batch' AND args->>'seq' = '1'`).Scan(&args))
+	require.JSONEq(t, fmt.Sprintf(`{"upload_id":%d,"seq":1}`, res.Upload.ID), args, "job args name the batch, nothing else")
 }
 
 func TestPlanRefusesAUserLargerThanARequestNamingItsLine(t *testing.T) {
