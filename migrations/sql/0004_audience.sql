@@ -15,6 +15,7 @@ CREATE TABLE audience_uploads (
     rows_invalid bigint      NOT NULL DEFAULT 0,
     users        bigint      NOT NULL DEFAULT 0, -- users planned (all batches)
     state        text        NOT NULL DEFAULT 'planned' CHECK (state IN ('planned', 'done', 'failed')),
+    run_id       bigint      REFERENCES sync_runs (id), -- the upload as a pipeline run
     created_at   timestamptz NOT NULL DEFAULT now(),
     finished_at  timestamptz
 );

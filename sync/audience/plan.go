@@ -131,9 +131,16 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 
 	up := &Upload{AccountID: o.AccountID, AudienceID: o.AudienceID, FilePath: o.Path, Checksum: sum,
 		Operation: o.Operation, Mode: o.Mode, EffectiveAt: o.EffectiveAt, ExpiresAt: o.ExpiresAt, State: StatePlanned}
-	err = tx.QueryRow(ctx, `INSERT INTO audience_uploads (account_id, audience_id, file_path, checksum, operation, mode, effective_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id, created_at`,
-		up.AccountID, up.AudienceID, up.FilePath, up.Checksum, up.Operation, up.Mode, up.EffectiveAt, up.ExpiresAt).Scan(&up.ID, &up.CreatedAt)
+	var runID int64
+	err = tx.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, params) VALUES ('audience',
+		jsonb_build_object('account_id', $1::text, 'audience_id', $2::text, 'file', $3::text, 'operation', $4::text, 'mode', $5::text))
+		RETURNING id`, up.AccountID, up.AudienceID, up.FilePath, up.Operation, up.Mode).Scan(&runID)
+	if err != nil {
+		return nil, err
+	}
+	err = tx.QueryRow(ctx, `INSERT INTO audience_uploads (account_id, audience_id, file_path, checksum, operation, mode, effective_at, expires_at, run_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id, created_at`,
+		up.AccountID, up.AudienceID, up.FilePath, up.Checksum, up.Operation, up.Mode, up.EffectiveAt, up.ExpiresAt, runID).Scan(&up.ID, &up.CreatedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +163,9 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 	if err != nil {
 		return nil, err
 	}
+	if err := recordRun(ctx, tx, up.ID); err != nil {
+		return nil, err
+	}
 	if len(p.seqs) > 0 {
 		if err := o.Enqueue(ctx, tx, up.ID, p.seqs); err != nil {
 			return nil, fmt.Errorf("audience upload: enqueue: %w", err)
@@ -174,6 +184,9 @@ func resume(ctx context.Context, tx pgx.Tx, prev *Upload, enqueue Enqueuer) (*Pl
 		return nil, err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE audience_uploads SET state = 'planned', finished_at = NULL WHERE id = $1`, prev.ID); err != nil {
+		return nil, err
+	}
+	if err := recordRun(ctx, tx, prev.ID); err != nil {
 		return nil, err
 	}
 	rows, err := tx.Query(ctx, `SELECT seq FROM audience_batches WHERE upload_id = $1 AND state <> 'done' ORDER BY seq`, prev.ID)

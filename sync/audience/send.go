@@ -98,7 +98,7 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 		resp, err := s.API.Do(ctx, req)
 		retried := 0
 		if resp != nil {
-			retried = resp.Attempts - 1 // the client's own resends of 5xx and resets
+			retried = resp.Attempts - 1 // the client's own resends (5xx, resets, rate waits)
 		}
 		if try > 1 {
 			retried++
@@ -250,12 +250,17 @@ func (s *Sender) finish(ctx context.Context, uploadID int64, seq int, state stri
 			return fmt.Errorf("audience upload %d batch %d: membership: %w", uploadID, seq, err)
 		}
 	}
-	_, err = tx.Exec(ctx, `UPDATE audience_uploads u SET
+	tag, err := tx.Exec(ctx, `UPDATE audience_uploads u SET
 			state = CASE WHEN EXISTS (SELECT 1 FROM audience_batches b WHERE b.upload_id = u.id AND b.state = 'failed') THEN 'failed' ELSE 'done' END,
 			finished_at = now()
 		WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM audience_batches b WHERE b.upload_id = u.id AND b.state IN ('pending', 'sent'))`, uploadID)
 	if err != nil {
 		return err
+	}
+	if tag.RowsAffected() == 1 {
+		if err := recordRun(ctx, tx, uploadID); err != nil {
+			return err
+		}
 	}
 	return tx.Commit(ctx)
 }

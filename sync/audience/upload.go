@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Upload operations and modes, as recorded.
@@ -105,4 +106,34 @@ func LoadProgress(ctx context.Context, db querier, id int64) (Progress, error) {
 		return p, fmt.Errorf("%w: %d", ErrUploadNotFound, id)
 	}
 	return p, err
+}
+
+// execer runs a statement on a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// recordRun brings the upload's sync_runs row up to date: running while
+// batches are left, then succeeded, partial (some batches failed) or
+// failed (none done), with the upload's counts.
+func recordRun(ctx context.Context, db execer, uploadID int64) error {
+	_, err := db.Exec(ctx, `
+		UPDATE sync_runs r SET
+			outcome = CASE WHEN u.state = 'planned' THEN 'running'
+			               WHEN u.state = 'done' THEN 'succeeded'
+			               WHEN b.done > 0 THEN 'partial' ELSE 'failed' END,
+			finished_at = CASE WHEN u.state = 'planned' THEN NULL ELSE now() END,
+			error = CASE WHEN u.state = 'failed' THEN b.failed || ' of ' || b.batches || ' batches failed' END,
+			counts = jsonb_build_object('rows_read', u.rows_read, 'rows_invalid', u.rows_invalid, 'users', u.users,
+				'batches', b.batches, 'batches_done', b.done, 'batches_failed', b.failed,
+				'users_accepted', b.accepted, 'retries', b.retries)
+		FROM audience_uploads u, LATERAL (
+			SELECT count(*) AS batches,
+			       count(*) FILTER (WHERE state = 'done') AS done,
+			       count(*) FILTER (WHERE state = 'failed') AS failed,
+			       coalesce(sum(success_count) FILTER (WHERE state = 'done'), 0) AS accepted,
+			       coalesce(sum(retries), 0) AS retries
+			FROM audience_batches WHERE upload_id = u.id) b
+		WHERE u.id = $1 AND r.id = u.run_id`, uploadID)
+	return err
 }

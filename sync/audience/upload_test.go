@@ -53,6 +53,14 @@ func TestUploadStoresExactlyTheValidUsersDespiteShortCounts429s503sAndResets(t *
 	require.EqualValues(t, 6000, p.Accepted)
 	require.Positive(t, p.Retries, "the short counts were sent again")
 
+	var outcome string
+	var accepted, invalid int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT r.outcome, (r.counts->>'users_accepted')::int, (r.counts->>'rows_invalid')::int
+		FROM sync_runs r JOIN audience_uploads u ON u.run_id = r.id WHERE u.id = $1`, res.Upload.ID).Scan(&outcome, &accepted, &invalid))
+	require.Equal(t, "succeeded", outcome, "the upload is recorded as a pipeline run")
+	require.Equal(t, 6000, accepted)
+	require.Equal(t, 2, invalid)
+
 	want := expectedSet(t, path)
 	require.Len(t, want["email"], 6000)
 	require.Contains(t, want["email"], sha("user42@example.com"))
@@ -256,4 +264,11 @@ func TestItemErrorsFailTheBatchAndAreRecordedPerItem(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, audience.StateFailed, p.State)
 	require.EqualValues(t, 1, p.OperationErrors)
+	var code, param, outcome string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT e.code, e.parameter, r.outcome FROM audience_batch_errors e
+		JOIN audience_uploads u ON u.id = e.upload_id JOIN sync_runs r ON r.id = u.run_id WHERE e.upload_id = $1 AND e.seq = 1 AND e.index = 0`,
+		res.Upload.ID).Scan(&code, &param, &outcome))
+	require.Equal(t, "INVALID_PARAMETER", code)
+	require.Equal(t, "email", param)
+	require.Equal(t, "failed", outcome)
 }
