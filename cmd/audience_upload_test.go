@@ -76,6 +76,28 @@ func TestAudienceUploadCreateReportsTheExistingAudienceOnADuplicateName(t *testi
 	require.Regexp(t, `a custom audience named "newsletter" already exists: \S+ \(upload to it with --audience \S+\)`, r.stderr)
 }
 
+func TestAudienceUploadExitsNonZeroWhenABatchFails(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	truth := b.srv.AdsTruth()
+	var accounts []string
+	for id, kinds := range truth.Accounts {
+		if len(kinds["custom_audiences"].IDs) > 0 {
+			accounts = append(accounts, id)
+		}
+	}
+	require.GreaterOrEqual(t, len(accounts), 2)
+	slices.Sort(accounts)
+	// Another account's audience: the service refuses the users for good.
+	other := truth.Accounts[accounts[1]]["custom_audiences"].IDs[0]
+	in := writeFile(t, "users.csv", "email\na@example.com\n")
+	r := b.run(t, "audience", "upload", "--account", accounts[0], "--audience", other, "--in", in, "--wait")
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stdout, "batches: 1 (0 done, 1 failed)")
+	require.Contains(t, r.stderr, "1 of 1 batches failed")
+	require.Empty(t, b.srv.AudienceMembers(other, "email"))
+}
+
 func TestAudienceUploadRefusesBadFlags(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
