@@ -11,23 +11,61 @@ import (
 
 	"github.com/adsync/adsync/hashing"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// audienceCommand is the parent of the audience commands (hash, and later
-// upload next to it).
+// audienceCommand is the parent of the audience commands: hash and upload.
 func (a *app) audienceCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "audience", Short: "Prepare and upload custom audience users"}
-	cmd.AddCommand(a.audienceHashCommand())
+	cmd.AddCommand(a.audienceHashCommand(), a.audienceUploadCommand())
 	return cmd
+}
+
+// hashFlags are the normalization and reading flags hash and upload share.
+type hashFlags struct {
+	country       string
+	noPassThrough bool
+	ignoreUnknown bool
+	aliases       []string
+}
+
+func (h *hashFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&h.country, "default-country", "", "ISO 3166-1 alpha-2 country of phone numbers written without a country code (e.g. US)")
+	f.BoolVar(&h.noPassThrough, "no-pass-through", false, "hash values that already look like SHA-256 (64 hex characters) instead of passing them through")
+	f.BoolVar(&h.ignoreUnknown, "ignore-unknown", false, "ignore columns or keys that name no identifier type instead of failing")
+	f.StringArrayVar(&h.aliases, "alias", nil, "map a column name to an identifier type, as name=type (repeatable)")
+}
+
+// build returns the normalizer and reader options the flags describe; cmd
+// names the command in usage errors.
+func (h *hashFlags) build(cmd string) (*hashing.Normalizer, hashing.ReaderOptions, error) {
+	ropts := hashing.ReaderOptions{IgnoreUnknown: h.ignoreUnknown, Aliases: map[string]hashing.Type{}}
+	for _, al := range h.aliases {
+		name, typ, ok := strings.Cut(al, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, ropts, usageError("%s: --alias %q: want name=type", cmd, al)
+		}
+		t, err := hashing.ParseType(typ)
+		if err != nil {
+			return nil, ropts, usageError("%s: --alias %q: %v", cmd, al, err)
+		}
+		ropts.Aliases[name] = t
+	}
+	nopts := hashing.DefaultOptions()
+	nopts.DefaultCountry = h.country
+	nopts.PassThroughHashed = !h.noPassThrough
+	norm, err := hashing.NewNormalizer(nopts)
+	if err != nil {
+		return nil, ropts, usageError("%s: --default-country: %v", cmd, err)
+	}
+	return norm, ropts, nil
 }
 
 func (a *app) audienceHashCommand() *cobra.Command {
 	var (
-		in, out, country string
-		maxInvalid       int
-		noPassThrough    bool
-		ignoreUnknown    bool
-		aliases          []string
+		in, out    string
+		maxInvalid int
+		hf         hashFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "hash",
@@ -42,24 +80,9 @@ invalid counts, invalid rows by line) goes to stdout when --out is a file, else 
 			if in == "" {
 				return usageError("audience hash: --in is required")
 			}
-			ropts := hashing.ReaderOptions{IgnoreUnknown: ignoreUnknown, Aliases: map[string]hashing.Type{}}
-			for _, al := range aliases {
-				name, typ, ok := strings.Cut(al, "=")
-				if !ok || strings.TrimSpace(name) == "" {
-					return usageError("audience hash: --alias %q: want name=type", al)
-				}
-				t, err := hashing.ParseType(typ)
-				if err != nil {
-					return usageError("audience hash: --alias %q: %v", al, err)
-				}
-				ropts.Aliases[name] = t
-			}
-			nopts := hashing.DefaultOptions()
-			nopts.DefaultCountry = country
-			nopts.PassThroughHashed = !noPassThrough
-			norm, err := hashing.NewNormalizer(nopts)
+			norm, ropts, err := hf.build("audience hash")
 			if err != nil {
-				return usageError("audience hash: --default-country: %v", err)
+				return err
 			}
 			return a.audienceHash(in, out, maxInvalid, norm, ropts)
 		},
@@ -68,10 +91,7 @@ invalid counts, invalid rows by line) goes to stdout when --out is a file, else 
 	f.StringVar(&in, "in", "", "input file: .csv or .ndjson/.jsonl, optionally gzipped (format sniffed otherwise); - reads stdin")
 	f.StringVar(&out, "out", "", "output NDJSON file (default stdout)")
 	f.IntVar(&maxInvalid, "max-invalid", 0, "invalid rows tolerated before the run fails with exit 1 and no output file; -1 tolerates any (default 0: a dirty file needs a deliberate decision)")
-	f.StringVar(&country, "default-country", "", "ISO 3166-1 alpha-2 country of phone numbers written without a country code (e.g. US)")
-	f.BoolVar(&noPassThrough, "no-pass-through", false, "hash values that already look like SHA-256 (64 hex characters) instead of passing them through")
-	f.BoolVar(&ignoreUnknown, "ignore-unknown", false, "ignore columns or keys that name no identifier type instead of failing")
-	f.StringArrayVar(&aliases, "alias", nil, "map a column name to an identifier type, as name=type (repeatable)")
+	hf.register(f)
 	return cmd
 }
 

@@ -1,9 +1,5 @@
 package hashing
 
-import (
-	"strconv"
-)
-
 // HashedUser is one valid row made ready for the service: its source line
 // and, per identifier type, its sorted and deduplicated hashes (the trimmed
 // values for partner_user_id).
@@ -59,10 +55,30 @@ func (u *HashedUser) AppendJSON(dst []byte) []byte {
 				dst = append(dst, v...)
 				dst = append(dst, '"')
 			} else {
-				dst = strconv.AppendQuote(dst, v)
+				dst = appendJSONString(dst, v)
 			}
 		}
 		dst = append(dst, ']')
 	}
 	return append(dst, '}')
+}
+
+// appendJSONString appends s as a JSON string. strconv.AppendQuote would
+// write Go escapes (\x01) that are not JSON, and one such value would make
+// the service refuse a whole batch. Readers reject invalid UTF-8, so only
+// quotes, backslashes and control characters need escaping.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
 }

@@ -111,4 +111,5 @@ func PoolSize(concurrency map[string]int) int32 {
 func addWorkers(w *river.Workers, deps *Deps) {
 	addExportWorkers(w, deps)
 	addInsightsPostsWorkers(w, deps)
+	addAudienceWorkers(w, deps)
 }

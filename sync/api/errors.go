@@ -206,8 +206,18 @@ func decodeError(status int, endpoint string, body []byte) error {
 		Title  string          `json:"title"`
 		Type   string          `json:"type"`
 		Detail string          `json:"detail"`
+		// Batch calls put item failures here (spec document 2, Errors).
+		OperationErrors json.RawMessage `json:"operation_errors"`
 	}
 	_ = json.Unmarshal(body, &probe)
+	if len(probe.OperationErrors) > 0 && string(probe.OperationErrors) != "null" {
+		// Only the item failures are decoded: request echoes differ by call.
+		var b Batch[json.RawMessage]
+		wrapped := append(append([]byte(`{"operation_errors":`), probe.OperationErrors...), '}')
+		if json.Unmarshal(wrapped, &b) == nil && len(b.OperationErrors) > 0 {
+			return &BatchError{Endpoint: endpoint, Errors: b.OperationErrors}
+		}
+	}
 	if len(probe.Errors) > 0 {
 		var numeric []struct {
 			Code    json.Number `json:"code"`

@@ -84,6 +84,17 @@ func TestBatchEnvelopeMapsOperationErrorsToItems(t *testing.T) {
 	}
 }
 
+func TestDecodeErrorReturnsOperationErrorsAsBatchError(t *testing.T) {
+	t.Parallel()
+	body := `{"request":{"params":{"account_id":"a1"}},"errors":[],"operation_errors":[{"index":0,"code":"INVALID_PARAMETER","message":"email values must be lowercase hex SHA-256 hashes","parameter":"email"}]}`
+	err := decodeError(400, "POST /users", []byte(body))
+	var be *BatchError
+	require.ErrorAs(t, err, &be)
+	require.Len(t, be.Errors, 1)
+	require.Equal(t, "email", be.ByIndex(0)[0].Parameter)
+	require.Equal(t, "INVALID_PARAMETER", be.Errors[0].Code)
+}
+
 func TestListEnvelopeDecodesCursorAndTotal(t *testing.T) {
 	t.Parallel()
 	l, err := Decode[List[map[string]any]]("GET /x", []byte(`{"request":{"params":{"count":2}},"next_cursor":"c2","data":[{"id":"1"},{"id":"2"}],"total_count":7}`))

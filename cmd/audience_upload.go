@@ -1,0 +1,234 @@
+package adsynccmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/adsync/adsync/cmd/internal/logging"
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/sync/audience"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// uploadFlags are the flags of audience upload.
+type uploadFlags struct {
+	account, audienceID, create, in string
+	op, mode                        string
+	effectiveAt, expiresAt          string
+	wait, force                     bool
+	hf                              hashFlags
+}
+
+func (a *app) audienceUploadCommand() *cobra.Command {
+	var uf uploadFlags
+	cmd := &cobra.Command{
+		Use:   "upload",
+		Short: "Upload a CSV or NDJSON file's users to a custom audience in durable batches",
+		Long: `Normalize and hash every row of --in, record the upload in Postgres and split it into
+batches of at most 2,500 users and 5,000,000 bytes, each sent by its own job until the
+service reports success_count == total_count. Invalid rows are listed by line and never
+uploaded. The same file (same checksum) uploaded again to the same audience with the same
+--op and --mode is skipped unless --force; an unfinished upload of it is resumed, without
+resending batches already done.
+
+--mode replace makes the audience hold exactly the file: users with an identifier the
+audience does not hold yet are sent as Update, and identifiers adsync recorded for the
+audience but absent from the file are sent as Delete.
+
+Without --wait the batches are left to 'adsync worker'; with --wait this process sends them,
+shows progress on a terminal and ends with a report. The exit status is 1 when a batch failed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.audienceUpload(cmd.Context(), &uf)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&uf.account, "account", "", "ads account id (required)")
+	f.StringVar(&uf.audienceID, "audience", "", "custom audience id (or --create)")
+	f.StringVar(&uf.create, "create", "", "create a custom audience with this name and upload to it (or --audience)")
+	f.StringVar(&uf.in, "in", "", "input file: .csv or .ndjson/.jsonl, optionally gzipped (required)")
+	f.StringVar(&uf.op, "op", audience.OperationUpdate, "update (add the users) or delete (remove them)")
+	f.StringVar(&uf.mode, "mode", audience.ModeAdd, "add, or replace (the audience ends up holding exactly the file)")
+	f.StringVar(&uf.effectiveAt, "effective-at", "", "when the users take effect, RFC 3339 or YYYY-MM-DD (service default: now)")
+	f.StringVar(&uf.expiresAt, "expires-at", "", "when the users expire, RFC 3339 or YYYY-MM-DD (service default: 13 months later)")
+	f.BoolVar(&uf.wait, "wait", false, "send the batches in this process and wait for the report")
+	f.BoolVar(&uf.force, "force", false, "upload the file even if the same file was already uploaded")
+	uf.hf.register(f)
+	return cmd
+}
+
+// parseWhen reads a time flag.
+func parseWhen(name, v string) (*time.Time, error) {
+	if v == "" {
+		return nil, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return &t, nil
+		}
+	}
+	return nil, usageError("audience upload: --%s %q: want RFC 3339 (2026-01-02T15:04:05Z) or YYYY-MM-DD", name, v)
+}
+
+func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
+	switch {
+	case uf.account == "":
+		return usageError("audience upload: --account is required")
+	case (uf.audienceID == "") == (uf.create == ""):
+		return usageError("audience upload: give exactly one of --audience and --create")
+	case uf.in == "" || uf.in == "-":
+		return usageError("audience upload: --in FILE is required (a file: it is read twice, for its checksum and its users)")
+	case uf.op != audience.OperationUpdate && uf.op != audience.OperationDelete:
+		return usageError("audience upload: --op %q: want update or delete", uf.op)
+	case uf.mode != audience.ModeAdd && uf.mode != audience.ModeReplace:
+		return usageError("audience upload: --mode %q: want add or replace", uf.mode)
+	case uf.mode == audience.ModeReplace && uf.op != audience.OperationUpdate:
+		return usageError("audience upload: --mode replace sends its own updates and deletes: drop --op delete")
+	}
+	eff, err := parseWhen("effective-at", uf.effectiveAt)
+	if err != nil {
+		return err
+	}
+	exp, err := parseWhen("expires-at", uf.expiresAt)
+	if err != nil {
+		return err
+	}
+	if eff != nil && exp != nil && !exp.After(*eff) {
+		return usageError("audience upload: --expires-at must be later than --effective-at")
+	}
+	norm, ropts, err := uf.hf.build("audience upload")
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(uf.in); err != nil {
+		return fmt.Errorf("audience upload: %w", err)
+	}
+
+	deps, err := a.pipeline(ctx)
+	if err != nil {
+		return fmt.Errorf("audience upload: %w", err)
+	}
+	audienceID := uf.audienceID
+	if uf.create != "" {
+		audienceID, err = audience.CreateAudience(ctx, deps.API, uf.account, uf.create)
+		var dup *audience.DuplicateNameError
+		if errors.As(err, &dup) && dup.ExistingID != "" {
+			return fmt.Errorf("audience upload: --create: %v (upload to it with --audience %s)", dup, dup.ExistingID)
+		}
+		if err != nil {
+			return fmt.Errorf("audience upload: --create: %w", err)
+		}
+		fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", audienceID, uf.create)
+	}
+	inserter, err := a.riverClient(deps, false)
+	if err != nil {
+		return err
+	}
+	res, err := audience.Plan(ctx, deps.Pool, audience.PlanOptions{
+		AccountID: uf.account, AudienceID: audienceID, Path: uf.in,
+		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
+		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0),
+		Enqueue: jobs.AudienceEnqueuer(inserter),
+	})
+	if err != nil {
+		return err
+	}
+	up := res.Upload
+	switch res.Outcome {
+	case audience.Skipped:
+		fmt.Fprintf(a.stdout, "skipped: %s was already uploaded to audience %s as upload %d (%s, %s); --force uploads it again\n",
+			uf.in, audienceID, up.ID, up.Operation, up.Mode)
+		return nil
+	case audience.Resumed:
+		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.in)
+	default:
+		for _, e := range res.Report.InvalidRows {
+			fmt.Fprintf(a.stdout, "invalid: line %d: %s (not uploaded)\n", e.Line, e.Reason)
+		}
+		if n := res.Report.RowsInvalid - len(res.Report.InvalidRows); n > 0 {
+			fmt.Fprintf(a.stdout, "invalid: %d more rows not listed\n", n)
+		}
+		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d users in %d batches to audience %s\n",
+			up.ID, up.RowsRead, up.RowsInvalid, up.Users, res.Batches, audienceID)
+	}
+	if !uf.wait {
+		if up.State == audience.StatePlanned {
+			fmt.Fprintln(a.stdout, "queued: 'adsync worker' sends the batches")
+		}
+		return nil
+	}
+	return a.waitUpload(ctx, deps, up.ID)
+}
+
+// waitUpload runs a worker in this process until upload id is finished,
+// then prints its report.
+func (a *app) waitUpload(ctx context.Context, deps *jobs.Deps, id int64) error {
+	// No schedules: this process only helps the queues until the upload ends.
+	worker, err := jobs.NewClient(deps, jobs.Options{Concurrency: a.concurrency(), Work: true, Slog: logging.Slog(a.log)})
+	if err != nil {
+		return err
+	}
+	if err := worker.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = worker.Stop(sctx)
+	}()
+	// The progress bar is for people: only on a terminal.
+	tty, isTTY := a.stderr.(*os.File)
+	isTTY = isTTY && term.IsTerminal(int(tty.Fd()))
+	var bar *progressbar.ProgressBar
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var p audience.Progress
+	for {
+		p, err = audience.LoadProgress(ctx, deps.Pool, id)
+		if err != nil {
+			return err
+		}
+		if isTTY && bar == nil {
+			bar = progressbar.NewOptions64(max(p.Users, 1), progressbar.OptionSetWriter(tty), progressbar.OptionSetDescription("users"),
+				progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+		}
+		if bar != nil {
+			_ = bar.Set64(p.UsersDone)
+		}
+		if p.Finished() && p.State != audience.StatePlanned {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("audience upload %d: interrupted; run the same command again to resume: %w", id, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	up, err := audience.LoadUpload(ctx, deps.Pool, id)
+	if err != nil {
+		return err
+	}
+	writeUploadReport(a.stdout, up, p)
+	if p.Failed > 0 {
+		return fmt.Errorf("audience upload %d: %d of %d batches failed (see audience_batches.last_error and audience_batch_errors)", id, p.Failed, p.Batches)
+	}
+	return nil
+}
+
+func writeUploadReport(w io.Writer, up *audience.Upload, p audience.Progress) {
+	fmt.Fprintf(w, "upload %d: %s\nrows read: %d\nrows invalid: %d\nbatches: %d (%d done, %d failed)\nretries: %d\nusers sent: %d\nusers accepted: %d\n",
+		up.ID, up.State, up.RowsRead, up.RowsInvalid, p.Batches, p.Done, p.Failed, p.Retries, p.Users, p.Accepted)
+	if p.OperationErrors > 0 {
+		fmt.Fprintf(w, "item errors: %d\n", p.OperationErrors)
+	}
+}

@@ -1,0 +1,97 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/audience"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"go.uber.org/zap"
+)
+
+// AudienceBatchArgs send one stored batch of an audience upload. They name
+// the batch only: the users stay in Postgres, never in job args.
+type AudienceBatchArgs struct {
+	UploadID int64 `json:"upload_id" river:"unique"`
+	Seq      int   `json:"seq" river:"unique"`
+}
+
+// Kind names the job.
+func (AudienceBatchArgs) Kind() string { return "audience_batch" }
+
+// audienceBatchMaxAttempts bounds the River attempts of a batch; each
+// attempt already sends up to the Sender's tries.
+const audienceBatchMaxAttempts = 10
+
+// InsertOpts put the job on the audience queue, once per batch while one
+// is waiting or running. A finished job does not block a new one: a
+// resumed upload may need its batch again, and a batch already done is
+// never resent whatever its jobs.
+func (AudienceBatchArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueAudience, MaxAttempts: audienceBatchMaxAttempts, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled},
+	}}
+}
+
+// AudienceEnqueuer inserts the batch jobs of an upload in the planner's
+// transaction through rc (an insert-only client is enough).
+func AudienceEnqueuer(rc *river.Client[pgx.Tx]) audience.Enqueuer {
+	return func(ctx context.Context, tx pgx.Tx, uploadID int64, seqs []int) error {
+		const chunk = 1000
+		for len(seqs) > 0 {
+			n := min(chunk, len(seqs))
+			params := make([]river.InsertManyParams, n)
+			for i, seq := range seqs[:n] {
+				params[i] = river.InsertManyParams{Args: AudienceBatchArgs{UploadID: uploadID, Seq: seq}}
+			}
+			if _, err := rc.InsertManyTx(ctx, tx, params); err != nil {
+				return err
+			}
+			seqs = seqs[n:]
+		}
+		return nil
+	}
+}
+
+// AudienceBatchWorker sends a batch through audience.Sender.
+type AudienceBatchWorker struct {
+	river.WorkerDefaults[AudienceBatchArgs]
+	deps *Deps
+}
+
+// Work sends the batch. A rate-limit wait snoozes the job without using an
+// attempt; a refusal for good cancels it; the last failed attempt marks the
+// batch failed so the upload can finish.
+func (w *AudienceBatchWorker) Work(ctx context.Context, job *river.Job[AudienceBatchArgs]) error {
+	s := &audience.Sender{Pool: w.deps.Pool, API: w.deps.API}
+	err := s.Send(ctx, job.Args.UploadID, job.Args.Seq)
+	if err == nil {
+		return nil
+	}
+	var rae *api.RetryAtError
+	if errors.As(err, &rae) {
+		return river.JobSnooze(max(rae.Wait(time.Now()), time.Second))
+	}
+	var pe *audience.PermanentError
+	if errors.As(err, &pe) {
+		return river.JobCancel(err)
+	}
+	if job.Attempt >= job.MaxAttempts && ctx.Err() == nil {
+		if ferr := s.MarkFailed(ctx, job.Args.UploadID, job.Args.Seq, fmt.Sprintf("gave up after %d attempts: %v", job.Attempt, err)); ferr != nil && w.deps.Log != nil {
+			w.deps.Log.Error("audience batch: marking failed", zap.Int64("upload_id", job.Args.UploadID), zap.Int("seq", job.Args.Seq), zap.Error(ferr))
+		}
+	}
+	return err
+}
+
+// addAudienceWorkers registers the audience upload workers.
+func addAudienceWorkers(w *river.Workers, deps *Deps) {
+	river.AddWorker(w, &AudienceBatchWorker{deps: deps})
+}

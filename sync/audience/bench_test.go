@@ -1,0 +1,207 @@
+package audience_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/hashing"
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/audience"
+	"github.com/adsync/adsync/sync/store"
+)
+
+// BenchmarkFileToBatches measures a file's way to upload-ready request
+// bodies (CSV parse, normalize, hash, JSON, batch envelopes) in rows/s, on
+// every CPU, beside its baseline: the same file to user objects only.
+func BenchmarkFileToBatches(b *testing.B) {
+	var file bytes.Buffer
+	file.WriteString("email,phone,external_id\n")
+	const rows = 20000
+	for i := range rows {
+		fmt.Fprintf(&file, "User%d@Example.com,+1 415 555 %04d,crm-%d\n", i, i%10000, i)
+	}
+	data := file.Bytes()
+	n, err := hashing.NewNormalizer(hashing.Options{DefaultCountry: "US", PassThroughHashed: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, batches bool) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			r, err := hashing.NewCSVReader(bytes.NewReader(data), hashing.ReaderOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var report hashing.Report
+			var buf []byte
+			bodies := 0
+			bt := audience.NewBatcherForBench(func() { bodies++ })
+			err = hashing.HashRecordsParallel(r, n, runtime.GOMAXPROCS(0), func(u hashing.HashedUser) error {
+				buf = u.AppendJSON(buf[:0])
+				if batches {
+					return bt.Add(buf)
+				}
+				return nil
+			}, &report)
+			if err == nil && batches {
+				err = bt.Close()
+			}
+			if err != nil || report.RowsEmitted != rows || (batches && bodies != rows/audience.MaxUsersPerRequest) {
+				b.Fatal(err, report.RowsEmitted, bodies)
+			}
+		}
+		b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "rows/s")
+	}
+	b.Run("baseline=users", func(b *testing.B) { run(b, false) })
+	b.Run("batches", func(b *testing.B) { run(b, true) })
+}
+
+// rssChildEnv makes the test binary plan one file and print its peak RSS.
+const rssChildEnv = "ADSYNC_AUDIENCE_RSS_CHILD"
+
+// BenchmarkPlanPeakRSS plans a 10,000,000-row CSV (written to a temporary
+// directory first) into Postgres in a child process and reports the
+// child's peak resident memory (VmHWM), the figure a user's machine sees.
+func BenchmarkPlanPeakRSS(b *testing.B) {
+	rows := 10_000_000
+	if s := os.Getenv("ADSYNC_RSS_ROWS"); s != "" {
+		rows, _ = strconv.Atoi(s)
+	}
+	dir := b.TempDir()
+	path := filepath.Join(dir, "users.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintln(w, "email")
+	for i := range rows {
+		fmt.Fprintf(w, "Customer.%d@Example.com\n", i)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	db := jobstest.MigratedDatabase(b)
+	var peakKB float64
+	var took time.Duration
+	for b.Loop() {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), rssChildEnv+"=1", "ADSYNC_RSS_DB="+db, "ADSYNC_RSS_FILE="+path)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took = time.Since(start)
+		if err != nil {
+			b.Fatalf("child: %v: %s", err, out)
+		}
+		m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(out)
+		if m == nil {
+			b.Fatalf("child printed no VmHWM: %s", out)
+		}
+		peakKB, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	b.ReportMetric(peakKB/1024, "peak-RSS-MB")
+	b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
+	b.ReportMetric(float64(rows), "rows")
+}
+
+// rssChild plans ADSYNC_RSS_FILE into ADSYNC_RSS_DB and prints VmHWM.
+func rssChild() int {
+	ctx := context.Background()
+	pool, err := store.Connect(ctx, os.Getenv("ADSYNC_RSS_DB"), store.ConnectOptions{MaxConns: 4})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	defer pool.Close()
+	deps := &jobs.Deps{Pool: pool}
+	rc, err := jobs.NewClient(deps, jobs.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	n, err := hashing.NewNormalizer(hashing.DefaultOptions())
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	res, err := audience.Plan(ctx, pool, audience.PlanOptions{
+		AccountID: "acct", AudienceID: "aud", Path: os.Getenv("ADSYNC_RSS_FILE"),
+		Operation: audience.OperationUpdate, Mode: audience.ModeAdd, Force: true,
+		Normalizer: n, Workers: runtime.GOMAXPROCS(0), Enqueue: jobs.AudienceEnqueuer(rc),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Printf("planned %d users in %d batches\n", res.Upload.Users, res.Batches)
+	fmt.Print(regexp.MustCompile(`(?m)^VmHWM:.*$`).FindString(string(status)) + "\n")
+	return 0
+}
+
+// BenchmarkUploadRequestsPerMinute sends one-user batches through two
+// workers against the fake's audience users limit shrunk (same 3,600 a
+// minute ceiling, shorter windows) and reports the rate reached beside the
+// ceiling, and the 429s. The rate is one full window's requests over the
+// time until the next window's first request: the fake opens a window at
+// the first request after the last one closed, so that is what a client
+// can reach. The service's reset header is in whole seconds, which costs up
+// to a second a window: the 5-second window shows that loss, the 30-second
+// one is closer to the real 60.
+func BenchmarkUploadRequestsPerMinute(b *testing.B) {
+	for _, tt := range []struct {
+		window time.Duration
+		limit  int
+	}{{5 * time.Second, 300}, {30 * time.Second, 1800}} {
+		b.Run(fmt.Sprintf("window=%v", tt.window), func(b *testing.B) {
+			for b.Loop() {
+				benchRequestsPerMinute(b, tt.window, tt.limit)
+			}
+		})
+	}
+}
+
+func benchRequestsPerMinute(b *testing.B, window time.Duration, limit int) {
+	bb := setup(b)
+	bb.srv.SetRateLimits(fixtures.RateLimitOptions{AudienceUsersWindow: window, AudienceUsersLimit: limit})
+	batches := 2 * limit
+	o := bb.options(bb.writeFile("users.csv", emailsCSV(0, batches)))
+	o.MaxUsers = 1
+	res := bb.plan(o)
+	jobstest.StartWorker(b, bb.newDeps(), jobs.Options{FetchPollInterval: 20 * time.Millisecond})
+	jobstest.StartWorker(b, bb.newDeps(), jobs.Options{FetchPollInterval: 20 * time.Millisecond})
+	p := bb.waitFinished(res.Upload.ID)
+	if p.Done != batches {
+		b.Fatalf("%d of %d batches done", p.Done, batches)
+	}
+	st := bb.srv.Stats().Family(fixtures.FamilyAudienceUsers)
+	if len(st.Arrivals) != batches {
+		b.Fatalf("%d requests for %d batches", len(st.Arrivals), batches)
+	}
+	perMinute := float64(limit) / st.Arrivals[limit].Sub(st.Arrivals[0]).Minutes()
+	ceiling := float64(limit) / window.Minutes()
+	b.ReportMetric(perMinute, "req/min")
+	b.ReportMetric(ceiling, "ceiling-req/min")
+	b.ReportMetric(100*perMinute/ceiling, "%-of-ceiling")
+	b.ReportMetric(float64(st.Throttled), "429s")
+}

@@ -1,0 +1,11 @@
+// Package audience uploads hashed users to a custom audience: it reads a
+// file through the hashing package, plans the upload as durable batches of
+// at most 2,500 users and 5,000,000 bytes (spec document 2, Limits), and
+// sends one batch per job, retrying until the service reports
+// success_count == total_count == users sent.
+//
+// The plan (an audience_uploads row and all its audience_batches) is written
+// in one transaction together with the jobs that send it, so a crash while
+// planning leaves nothing behind and a planned upload always has its jobs.
+// A batch marked done is never sent again.
+package audience

@@ -1,0 +1,139 @@
+package audience
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Upload operations and modes, as recorded.
+const (
+	OperationUpdate = "update"
+	OperationDelete = "delete"
+	ModeAdd         = "add"
+	ModeReplace     = "replace"
+)
+
+// Upload states.
+const (
+	StatePlanned = "planned"
+	StateDone    = "done"
+	StateFailed  = "failed"
+)
+
+// Upload is one recorded upload of a file to an audience.
+type Upload struct {
+	ID                     int64
+	AccountID, AudienceID  string
+	FilePath, Checksum     string
+	Operation, Mode        string
+	EffectiveAt, ExpiresAt *time.Time
+	RowsRead, RowsInvalid  int64
+	Users                  int64
+	State                  string
+	CreatedAt              time.Time
+	FinishedAt             *time.Time
+}
+
+const uploadColumns = `id, account_id, audience_id, file_path, checksum, operation, mode, effective_at, expires_at,
+	rows_read, rows_invalid, users, state, created_at, finished_at`
+
+func scanUpload(row pgx.Row) (*Upload, error) {
+	u := &Upload{}
+	err := row.Scan(&u.ID, &u.AccountID, &u.AudienceID, &u.FilePath, &u.Checksum, &u.Operation, &u.Mode,
+		&u.EffectiveAt, &u.ExpiresAt, &u.RowsRead, &u.RowsInvalid, &u.Users, &u.State, &u.CreatedAt, &u.FinishedAt)
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// ErrUploadNotFound is an upload id with no record.
+var ErrUploadNotFound = errors.New("audience upload not found")
+
+// LoadUpload reads upload id.
+func LoadUpload(ctx context.Context, db querier, id int64) (*Upload, error) {
+	u, err := scanUpload(db.QueryRow(ctx, `SELECT `+uploadColumns+` FROM audience_uploads WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %d", ErrUploadNotFound, id)
+	}
+	return u, err
+}
+
+// Progress sums an upload's batches.
+type Progress struct {
+	State           string
+	Batches         int
+	Done, Failed    int
+	Users           int64 // users in all batches
+	UsersDone       int64 // users of done batches
+	Accepted        int64 // success_count of done batches
+	Retries         int64
+	OperationErrors int64
+}
+
+// Finished reports whether no batch is left to send.
+func (p Progress) Finished() bool { return p.Done+p.Failed == p.Batches }
+
+// LoadProgress sums upload id's batches.
+func LoadProgress(ctx context.Context, db querier, id int64) (Progress, error) {
+	var p Progress
+	err := db.QueryRow(ctx, `
+		SELECT u.state,
+		       count(b.seq)::int,
+		       count(*) FILTER (WHERE b.state = 'done')::int,
+		       count(*) FILTER (WHERE b.state = 'failed')::int,
+		       coalesce(sum(b.user_count), 0)::bigint,
+		       coalesce(sum(b.user_count) FILTER (WHERE b.state = 'done'), 0)::bigint,
+		       coalesce(sum(b.success_count) FILTER (WHERE b.state = 'done'), 0)::bigint,
+		       coalesce(sum(b.retries), 0)::bigint,
+		       (SELECT count(*) FROM audience_batch_errors e WHERE e.upload_id = u.id)::bigint
+		FROM audience_uploads u LEFT JOIN audience_batches b ON b.upload_id = u.id
+		WHERE u.id = $1
+		GROUP BY u.id, u.state`, id).Scan(&p.State, &p.Batches, &p.Done, &p.Failed, &p.Users, &p.UsersDone,
+		&p.Accepted, &p.Retries, &p.OperationErrors)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, fmt.Errorf("%w: %d", ErrUploadNotFound, id)
+	}
+	return p, err
+}
+
+// execer runs a statement on a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// recordRun brings the upload's sync_runs row up to date: running while
+// batches are left, then succeeded, partial (some batches failed) or
+// failed (none done), with the upload's counts.
+func recordRun(ctx context.Context, db execer, uploadID int64) error {
+	_, err := db.Exec(ctx, `
+		UPDATE sync_runs r SET
+			outcome = CASE WHEN u.state = 'planned' THEN 'running'
+			               WHEN u.state = 'done' THEN 'succeeded'
+			               WHEN b.done > 0 THEN 'partial' ELSE 'failed' END,
+			finished_at = CASE WHEN u.state = 'planned' THEN NULL ELSE now() END,
+			error = CASE WHEN u.state = 'failed' THEN b.failed || ' of ' || b.batches || ' batches failed' END,
+			counts = jsonb_build_object('rows_read', u.rows_read, 'rows_invalid', u.rows_invalid, 'users', u.users,
+				'batches', b.batches, 'batches_done', b.done, 'batches_failed', b.failed,
+				'users_accepted', b.accepted, 'retries', b.retries)
+		FROM audience_uploads u, LATERAL (
+			SELECT count(*) AS batches,
+			       count(*) FILTER (WHERE state = 'done') AS done,
+			       count(*) FILTER (WHERE state = 'failed') AS failed,
+			       coalesce(sum(success_count) FILTER (WHERE state = 'done'), 0) AS accepted,
+			       coalesce(sum(retries), 0) AS retries
+			FROM audience_batches WHERE upload_id = u.id) b
+		WHERE u.id = $1 AND r.id = u.run_id`, uploadID)
+	return err
+}
