@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/hashing"
+	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/adsync/adsync/sync/posts"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -45,6 +49,30 @@ func fillFromPipelines(t *testing.T, pool *pgxpool.Pool) {
 		{Name: "shoes", Keywords: []string{"running shoes", "trail shoes"}, NegativeKeywords: []string{"used"}, Granularity: "DAY"},
 	}, 10*24*time.Hour)
 	require.NoError(t, err)
+
+	// An audience upload of the sample CRM file.
+	acct := ""
+	for id := range srv.AdsTruth().Accounts {
+		if acct == "" || id < acct {
+			acct = id
+		}
+	}
+	aud, err := audience.CreateAudience(ctx, client, acct, "export test audience")
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "crm.csv")
+	require.NoError(t, os.WriteFile(file, fixtures.SampleCRM, 0o600))
+	norm, err := hashing.NewNormalizer(hashing.DefaultOptions())
+	require.NoError(t, err)
+	var seqs []int
+	var upload int64
+	_, err = audience.Plan(ctx, pool, audience.PlanOptions{AccountID: acct, AudienceID: aud, Path: file,
+		Operation: "update", Mode: "add", Normalizer: norm, Workers: 1, MaxUsers: 500,
+		Enqueue: func(_ context.Context, _ pgx.Tx, id int64, s []int) error { upload, seqs = id, s; return nil }})
+	require.NoError(t, err)
+	sender := &audience.Sender{Pool: pool, API: client}
+	for _, seq := range seqs {
+		require.NoError(t, sender.Send(ctx, upload, seq))
+	}
 }
 
 func TestEveryTableExportsWithDeclaredTypesAndPostgresCounts(t *testing.T) {
@@ -82,6 +110,14 @@ func TestEveryTableExportsWithDeclaredTypesAndPostgresCounts(t *testing.T) {
 		require.NoError(t, pool.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM %s", byTable[tr.Name].From)).Scan(&n))
 		require.Equal(t, n, rowsByTable[tr.Name], "DuckDB reads as many %s rows as Postgres holds", tr.Name)
 		require.Equal(t, n, tr.Rows)
+		if tr.Name == "audience_batches" {
+			var body int
+			require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM audience_batches WHERE body IS NOT NULL").Scan(&body))
+			require.Positive(t, body)
+			for _, c := range byTable[tr.Name].Columns {
+				require.NotEqual(t, "body", c.Name, "no hashes of people in exports")
+			}
+		}
 		if tr.Name != "sync_runs" {
 			require.Positive(t, n, "the pipelines filled %s", tr.Name)
 		}
