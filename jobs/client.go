@@ -32,6 +32,8 @@ type Deps struct {
 	Log *zap.Logger
 	// SyncOverlap is subtracted from incremental bookmarks.
 	SyncOverlap time.Duration
+	// SyncPageSize is the sync's page size (0: each endpoint's maximum).
+	SyncPageSize int
 }
 
 // Options shape a River client.
@@ -78,7 +80,7 @@ func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
 		}
 		cfg.PeriodicJobs = periodic
 		cfg.FetchPollInterval = opts.FetchPollInterval
-		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < 50*time.Millisecond {
+		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < 100*time.Millisecond { // River's default FetchCooldown
 			cfg.FetchCooldown = opts.FetchPollInterval
 		}
 		cfg.JobTimeout = opts.JobTimeout
@@ -102,4 +104,5 @@ func PoolSize(concurrency map[string]int) int32 {
 
 // addWorkers registers every pipeline's workers. Each pipeline adds one line.
 func addWorkers(w *river.Workers, deps *Deps) {
+	addSyncWorkers(w, deps)
 }

@@ -82,7 +82,6 @@ CREATE TABLE funding_instruments (
     account_id     text        NOT NULL,
     id             text        NOT NULL,
     name           text,
-    account_id     text,
     description    text,
     type           text,
     currency       text,

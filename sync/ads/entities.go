@@ -167,7 +167,7 @@ var registry = func() []*Entity {
 			Columns: cols("name business_name timezone timezone_switch_at:t business_id approval_status industry_type")},
 		access,
 		perAccount("funding_instruments", "/funding_instruments", false,
-			"name account_id description type currency start_time:t end_time:t credit_limit_local_micro:i "+
+			"name description type currency start_time:t end_time:t credit_limit_local_micro:i "+
 				"credit_remaining_local_micro:i funded_amount_local_micro:i entity_status able_to_fund:b "+
 				"reasons_not_able_to_fund:a io_header"),
 		campaigns,

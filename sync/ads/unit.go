@@ -44,6 +44,9 @@ type Unit struct {
 	Full     bool
 	Bookmark *time.Time
 	Overlap  time.Duration
+	// Inline units run inside the run job, which finishes the run itself
+	// after its fan-out.
+	Inline bool
 }
 
 // Key is the unit's record key.
@@ -359,7 +362,10 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 				return err
 			}
 		}
-		runDone, err = store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
+		if err := store.CompleteUnit(ctx, tx, u.Key(), u.Complete()); err != nil || u.Inline {
+			return err
+		}
+		runDone, err = store.FinishRunIfDone(ctx, tx, u.RunID)
 		return err
 	})
 	return runDone, err

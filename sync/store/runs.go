@@ -110,9 +110,9 @@ WHERE account_id = $1 AND entity = $2`, accountID, entity).Scan(&b.Bookmark, &b.
 
 // CompleteUnit marks a unit succeeded and advances its bookmark to the
 // newest updated_at the unit saw (never backwards). full records a complete
-// listing. It returns whether the run is now finished.
-func CompleteUnit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) (bool, error) {
-	if _, err := tx.Exec(ctx, `WITH u AS (
+// listing.
+func CompleteUnit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) error {
+	_, err := tx.Exec(ctx, `WITH u AS (
     UPDATE sync_run_units SET state = 'succeeded', finished_at = now(), error = NULL
     WHERE run_id = $1 AND account_id = $2 AND entity = $3 RETURNING max_updated_at)
 INSERT INTO sync_bookmarks (account_id, entity, bookmark, last_full_at, last_success_at)
@@ -120,10 +120,8 @@ SELECT $2, $3, u.max_updated_at, CASE WHEN $4 THEN now() END, now() FROM u
 ON CONFLICT (account_id, entity) DO UPDATE SET
     bookmark = GREATEST(sync_bookmarks.bookmark, EXCLUDED.bookmark),
     last_full_at = COALESCE(EXCLUDED.last_full_at, sync_bookmarks.last_full_at),
-    last_success_at = EXCLUDED.last_success_at`, k.RunID, k.AccountID, k.Entity, full); err != nil {
-		return false, err
-	}
-	return FinishRunIfDone(ctx, tx, k.RunID)
+    last_success_at = EXCLUDED.last_success_at`, k.RunID, k.AccountID, k.Entity, full)
+	return err
 }
 
 // EndUnit marks a unit failed or skipped with a reason, and returns whether
@@ -148,7 +146,7 @@ ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = EXCLUDED.state, e
 // ran failed, partial when some did, succeeded otherwise.
 func FinishRunIfDone(ctx context.Context, tx pgx.Tx, runID int64) (bool, error) {
 	var outcome string
-	if err := tx.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE id = $1 FOR UPDATE`, runID).Scan(&outcome); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`, runID).Scan(&outcome); err != nil {
 		return false, err
 	}
 	if outcome != "running" {
