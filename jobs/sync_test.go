@@ -10,6 +10,7 @@ import (
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,13 +28,13 @@ type syncBundle struct {
 	client *river.Client[pgx.Tx]
 }
 
-func setupSync(t *testing.T, tweak func(*fixtures.Options), depsTweak func(*jobs.Deps)) *syncBundle {
+func setupSync(t *testing.T, tweak func(*fixtures.Options), depsTweak func(*jobs.Deps, *jobstest.Fake)) *syncBundle {
 	t.Helper()
 	fake := jobstest.NewFake(t, tweak)
 	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
 	deps := fake.Deps(t, pool)
 	if depsTweak != nil {
-		depsTweak(deps)
+		depsTweak(deps, fake)
 	}
 	c := jobstest.StartWorker(t, deps, jobs.Options{})
 	return &syncBundle{fake: fake, pool: pool, deps: deps, client: c}
@@ -57,7 +58,10 @@ func waitRun(t *testing.T, pool *pgxpool.Pool, id int64) store.Run {
 	for {
 		r, err := store.GetRun(context.Background(), pool, id)
 		require.NoError(t, err)
-		if r.Outcome != "running" {
+		var open int
+		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+WHERE kind IN ('sync_run', 'sync_unit') AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&open))
+		if r.Outcome != "running" && open == 0 {
 			return r
 		}
 		if time.Now().After(deadline) {
@@ -148,3 +152,187 @@ func TestFullSyncStoresEveryEntityAsTheServiceHoldsIt(t *testing.T) {
 	}
 }
 
+// rowState is what a rewrite would change.
+type rowState struct{ hash, synced, xmin string }
+
+func rowStates(t *testing.T, pool *pgxpool.Pool, table string) map[string]rowState {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT id, doc_hash, last_synced_at::text, xmin::text FROM `+table)
+	require.NoError(t, err)
+	out := map[string]rowState{}
+	for rows.Next() {
+		var id string
+		var s rowState
+		require.NoError(t, rows.Scan(&id, &s.hash, &s.synced, &s.xmin))
+		out[id] = s
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+func entityCounts(r store.Run, entity string) store.EntityCounts {
+	for _, e := range r.Entities {
+		if e.Entity == entity {
+			return e
+		}
+	}
+	return store.EntityCounts{}
+}
+
+func TestIncrementalRunStoresChangesAndTombstonesAndLeavesOtherRowsUntouched(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	first := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}})
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	fullPages := b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests
+	before := rowStates(t, b.pool, "campaigns")
+
+	res, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "campaigns", Add: 2, Change: 3, Delete: 2})
+	require.NoError(t, err)
+	second := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}})
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+
+	// Incremental: it stopped at the bookmark minus the overlap.
+	incPages := b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests - fullPages
+	require.Less(t, incPages, fullPages)
+
+	truth := b.fake.Srv.AdsTruth()
+	got := tableCounts(t, b.pool, "campaigns")
+	for acct, per := range truth.Accounts {
+		if acct == "" || per["campaigns"].Live+per["campaigns"].Deleted == 0 {
+			continue
+		}
+		require.Equal(t, [2]int{per["campaigns"].Live, per["campaigns"].Deleted}, got[acct], "account %s", acct)
+	}
+	after := rowStates(t, b.pool, "campaigns")
+	touched := map[string]bool{}
+	for _, id := range append(append(append([]string{}, res.Added...), res.Changed...), res.Deleted...) {
+		touched[id] = true
+	}
+	for _, id := range res.Added {
+		require.Contains(t, after, id)
+		require.NotContains(t, before, id)
+	}
+	for _, id := range append(append([]string{}, res.Changed...), res.Deleted...) {
+		require.NotEqual(t, before[id].hash, after[id].hash, "campaign %s", id)
+	}
+	var deleted bool
+	for _, id := range res.Deleted {
+		require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT deleted FROM campaigns WHERE id = $1`, id).Scan(&deleted))
+		require.True(t, deleted, "campaign %s is a tombstone", id)
+	}
+	untouched := 0
+	for id, s := range before {
+		if !touched[id] {
+			require.Equal(t, s, after[id], "campaign %s was rewritten", id)
+			untouched++
+		}
+	}
+	require.Positive(t, untouched)
+	c := entityCounts(second, "campaigns")
+	n := int64(len(res.ByAccount))
+	require.Equal(t, 2*n, c.Inserted)
+	require.Equal(t, 5*n, c.Updated)
+	require.Equal(t, 2*n, c.Deleted)
+	require.Equal(t, c.Fetched, c.Inserted+c.Updated+c.Unchanged)
+}
+
+func TestReferenceDataIsRefetchedOnlyAfterADayOrWithFull(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	only := []string{"iab_categories", "bidding_rules"}
+	for i, args := range []jobs.SyncRunArgs{{Entities: only}, {Entities: only}, {Entities: only, Full: true}} {
+		r := b.run(t, args)
+		require.Equal(t, "succeeded", r.Outcome, r.Error)
+		want := []int{0, 1, 0}[i]
+		require.Equal(t, want, entityCounts(r, "iab_categories").SkippedUnits, "run %d", i+1)
+	}
+	st := b.fake.Srv.Stats()
+	require.Equal(t, 2, st.Family("GET /12/iab_categories").Requests)
+	require.Equal(t, 2, st.Family("GET /12/bidding_rules").Requests)
+
+	// A day later the data is stale again.
+	_, err := b.pool.Exec(context.Background(), `UPDATE sync_bookmarks SET last_success_at = now() - interval '25 hours'`)
+	require.NoError(t, err)
+	r := b.run(t, jobs.SyncRunArgs{Entities: only})
+	require.Zero(t, entityCounts(r, "iab_categories").SkippedUnits)
+	require.Equal(t, 3, b.fake.Srv.Stats().Family("GET /12/iab_categories").Requests)
+}
+
+func TestInterruptedUnitResumesFromItsCheckpointWithoutDuplicates(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 1, 60 }, func(d *jobs.Deps, fake *jobstest.Fake) {
+		d.SyncPageSize = 10
+		cfg := fake.Config(d.Pool)
+		cfg.MaxAttempts = 1 // a 500 ends the job's attempt
+		c, err := api.NewClient(cfg)
+		require.NoError(t, err)
+		d.API = c
+	})
+	// The third page request fails: pages one and two are stored with
+	// their cursor, the retry must ask for page three, not page one.
+	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/campaigns", Method: "GET", Every: 3, Times: 1, Kind: fixtures.Fault500})
+	r := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+
+	truth := b.fake.Srv.AdsTruth()
+	var records int
+	for _, per := range truth.Accounts {
+		records += per["campaigns"].Live + per["campaigns"].Deleted
+	}
+	pages := (records + 9) / 10
+	require.Equal(t, pages+1, b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests,
+		"every page once, plus the failed request")
+	c := entityCounts(r, "campaigns")
+	require.Equal(t, int64(records), c.Fetched, "no page was fetched twice")
+	require.Equal(t, int64(records), c.Inserted)
+	var attempts int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT attempt FROM river_job WHERE kind = 'sync_unit' AND args->>'entity' = 'campaigns'`).Scan(&attempts))
+	require.Equal(t, 2, attempts)
+}
+
+func TestTwoWorkersRunEachUnitOnce(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	jobstest.StartWorker(t, b.fake.Deps(t, b.pool), jobs.Options{})
+	r := b.run(t, jobs.SyncRunArgs{Full: true})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	accounts := len(b.fake.Srv.AdsTruth().Accounts) - 1 // one account is deleted
+	st := b.fake.Srv.Stats()
+	for _, fam := range []string{"campaigns", "line_items", "cards", "cards/poll", "tracking_tags", "authenticated_user_access"} {
+		require.Equal(t, accounts, st.Family("GET /12/accounts/{account_id}/"+fam).Requests, fam)
+	}
+	require.Equal(t, 3*accounts, st.Family("GET /12/accounts/{account_id}/posts").Requests)
+	var jobsRun, units int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM river_job WHERE kind = 'sync_unit' AND state = 'completed'`).Scan(&jobsRun))
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM sync_run_units WHERE state = 'succeeded' AND entity <> 'accounts'`).Scan(&units))
+	require.Equal(t, units, jobsRun)
+}
+
+func TestRateLimitedUnitSnoozesInsteadOfFailing(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, func(d *jobs.Deps, fake *jobstest.Fake) {
+		cfg := fake.Config(d.Pool)
+		// Waits longer than a second become snoozes.
+		cfg.Governor.MaxWait = time.Second
+		c, err := api.NewClient(cfg)
+		require.NoError(t, err)
+		d.API = c
+	})
+	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/line_items", Method: "GET", Times: 1,
+		Kind: fixtures.Fault429, RetryAfter: 2})
+	r := b.run(t, jobs.SyncRunArgs{Entities: []string{"line_items"}})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	require.Equal(t, 1, b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/line_items").Throttled)
+	var errs int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM river_job WHERE kind = 'sync_unit' AND coalesce(array_length(errors, 1), 0) > 0`).Scan(&errs))
+	require.Zero(t, errs, "a rate-limit wait is not a failed attempt")
+	var snoozed int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM river_job WHERE kind = 'sync_unit' AND (metadata->>'snoozes')::int > 0`).Scan(&snoozed))
+	require.Positive(t, snoozed)
+}
