@@ -45,6 +45,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.configCommand(),
 		a.migrateCommand(),
 		a.runCommand(),
+		a.syncCommand(),
 		a.fixturesCommand(),
 		a.authCommand(),
 		a.apiCommand(),
