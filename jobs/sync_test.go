@@ -336,3 +336,50 @@ func TestRateLimitedUnitSnoozesInsteadOfFailing(t *testing.T) {
 		`SELECT count(*) FROM river_job WHERE kind = 'sync_unit' AND (metadata->>'snoozes')::int > 0`).Scan(&snoozed))
 	require.Positive(t, snoozed)
 }
+
+func TestPostsRemovedForGoodBecomeTombstonesAtTheNextRun(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	first := b.run(t, jobs.SyncRunArgs{Entities: []string{"posts"}})
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	res, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "posts_draft", Delete: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Deleted)
+
+	second := b.run(t, jobs.SyncRunArgs{Entities: []string{"posts"}})
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	require.Equal(t, int64(len(res.Deleted)), entityCounts(second, "posts").Deleted)
+	for _, id := range res.Deleted {
+		var deleted bool
+		var postType string
+		require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT deleted, post_type FROM posts WHERE id = $1`, id).Scan(&deleted, &postType))
+		require.True(t, deleted, "draft post %s is kept as a tombstone", id)
+		require.Equal(t, "DRAFT", postType)
+	}
+	var live int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM posts WHERE NOT deleted`).Scan(&live))
+	require.Equal(t, b.fake.Srv.AdsTruth().Totals["posts_draft"].Live+b.fake.Srv.AdsTruth().Totals["posts_published"].Live+
+		b.fake.Srv.AdsTruth().Totals["posts_scheduled"].Live, live)
+}
+
+func TestScheduledRunRecordsItselfAndItsCounts(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	args, opts := jobs.ScheduledJob(jobs.PipelineSync)
+	require.NotNil(t, args)
+	_, err := b.client.Insert(context.Background(), args, opts)
+	require.NoError(t, err)
+	var id int64
+	require.Eventually(t, func() bool {
+		return b.pool.QueryRow(context.Background(), `SELECT id FROM sync_runs WHERE trigger = 'schedule'`).Scan(&id) == nil
+	}, 30*time.Second, 50*time.Millisecond)
+	r := waitRun(t, b.pool, id)
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	var counts map[string]map[string]int64
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT counts FROM sync_runs WHERE id = $1`, id).Scan(&counts))
+	require.Equal(t, entityCounts(r, "campaigns").Fetched, counts["campaigns"]["fetched"])
+	require.Positive(t, counts["campaigns"]["inserted"])
+	var runs int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM sync_runs`).Scan(&runs))
+	require.Equal(t, 1, runs)
+}
