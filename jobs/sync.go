@@ -32,7 +32,9 @@ type SyncRunArgs struct {
 func (SyncRunArgs) Kind() string { return "sync_run" }
 
 // InsertOpts puts runs on the sync queue.
-func (SyncRunArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueSync} }
+func (SyncRunArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSync, MaxAttempts: 5}
+}
 
 // SyncUnitArgs sync one entity of one account ("" for global entities).
 // Account and entity make the unique key, so a unit cannot be queued or run
@@ -118,6 +120,27 @@ func (w *syncRunWorker) Work(ctx context.Context, job *river.Job[SyncRunArgs]) e
 			return err
 		}
 	}
+	err := w.work(ctx, args)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	var rae *api.RetryAtError
+	if errors.As(err, &rae) {
+		return river.JobSnooze(rae.Wait(time.Now()) + 10*time.Millisecond)
+	}
+	if permanent(err) || job.Attempt >= job.MaxAttempts {
+		// Nothing was fanned out: the run ends here, failed.
+		if ferr := store.FailRun(ctx, w.deps.Pool, args.RunID, err.Error()); ferr != nil {
+			return ferr
+		}
+		if permanent(err) {
+			return river.JobCancel(err)
+		}
+	}
+	return err
+}
+
+func (w *syncRunWorker) work(ctx context.Context, args SyncRunArgs) error {
 	// Accounts are synced first: they say which accounts exist.
 	accounts, _ := ads.Lookup("accounts")
 	u := &ads.Unit{RunID: args.RunID, Entity: accounts, Full: args.Full, Overlap: w.deps.SyncOverlap, Inline: true}
@@ -143,10 +166,6 @@ func (w *syncRunWorker) syncInline(ctx context.Context, u *ads.Unit) error {
 	u.Bookmark = bm.Bookmark
 	s := w.deps.syncer()
 	if err := s.Sync(ctx, u, ads.Cursor{}, nil); err != nil {
-		var rae *api.RetryAtError
-		if errors.As(err, &rae) {
-			return river.JobSnooze(rae.Wait(time.Now()))
-		}
 		return err
 	}
 	_, err = s.Finish(ctx, u)

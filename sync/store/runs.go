@@ -223,3 +223,16 @@ FROM sync_run_units WHERE run_id = $1 GROUP BY entity ORDER BY entity`, runID)
 	}
 	return r, rows.Err()
 }
+
+// FailRun ends a run that could not fan out: its open units and the run
+// itself are failed with reason.
+func FailRun(ctx context.Context, pool *pgxpool.Pool, runID int64, reason string) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET state = 'failed', error = $2, finished_at = now()
+WHERE run_id = $1 AND state IN ('pending', 'running')`, runID, reason); err != nil {
+			return err
+		}
+		_, err := FinishRunIfDone(ctx, tx, runID)
+		return err
+	})
+}
