@@ -137,6 +137,11 @@ ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = EXCLUDED.state, e
     finished_at = now()`, k.RunID, k.AccountID, k.Entity, state, r); err != nil {
 		return false, err
 	}
+	// A unit that ends without completing never sweeps: forget what it saw.
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		k.RunID, k.AccountID, k.Entity); err != nil {
+		return false, err
+	}
 	return FinishRunIfDone(ctx, tx, k.RunID)
 }
 
