@@ -154,9 +154,10 @@ func (w *syncRunWorker) work(ctx context.Context, args SyncRunArgs) error {
 	return w.fanOut(ctx, args)
 }
 
-// syncInline syncs a small global entity within the run job.
+// syncInline syncs a small global entity within the run job, from its
+// first page on every attempt.
 func (w *syncRunWorker) syncInline(ctx context.Context, u *ads.Unit) error {
-	if err := store.StartUnit(ctx, w.deps.Pool, u.Key()); err != nil {
+	if err := store.RestartUnit(ctx, w.deps.Pool, u.Key()); err != nil {
 		return err
 	}
 	bm, err := store.GetBookmark(ctx, w.deps.Pool, u.AccountID, u.Entity.Name)
@@ -251,8 +252,11 @@ type syncUnitWorker struct {
 
 // NextRetry backs off from 1 second, doubling to at most 5 minutes.
 func (w *syncUnitWorker) NextRetry(job *river.Job[SyncUnitArgs]) time.Time {
-	d := time.Second << min(job.Attempt-1, 9)
-	return time.Now().Add(min(d, 5*time.Minute))
+	return time.Now().Add(unitRetryDelay(job.Attempt))
+}
+
+func unitRetryDelay(attempt int) time.Duration {
+	return min(time.Second<<min(max(attempt-1, 0), 9), 5*time.Minute)
 }
 
 func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs]) error {

@@ -72,6 +72,24 @@ ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = 'running',
 	return err
 }
 
+// RestartUnit marks a unit running from scratch: its counts and seen ids
+// are cleared (for units paged without a checkpoint).
+func RestartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
+	if err := StartUnit(ctx, pool, k); err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 0, inserted = 0, updated = 0, unchanged = 0,
+    deleted = 0, pages = 0, max_updated_at = NULL WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+			k.RunID, k.AccountID, k.Entity); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+			k.RunID, k.AccountID, k.Entity)
+		return err
+	})
+}
+
 // PageProgress adds one page's counts to its unit, in the page's
 // transaction, so a resumed unit keeps what earlier attempts counted.
 func PageProgress(ctx context.Context, tx pgx.Tx, k UnitKey, fetched int64, mc MergeCounts, maxUpdated *time.Time) error {
