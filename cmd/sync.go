@@ -142,13 +142,14 @@ func (a *app) waitRun(ctx context.Context, deps *jobs.Deps, id int64) (store.Run
 	}
 }
 
-// printSummary writes one line per entity and a total.
+// printSummary writes one line per entity and a total; deleted counts the
+// tombstones written (records that arrived deleted or vanished for good).
 func printSummary(w io.Writer, run store.Run) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "entity\tfetched\tinserted\tupdated\tunchanged\tdeleted\tfailed units\t")
+	fmt.Fprintln(tw, "entity\tfetched\tinserted\tupdated\tunchanged\tdeleted\tfailed units")
 	var t store.EntityCounts
 	for _, e := range run.Entities {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", e.Entity, e.Fetched, e.Inserted, e.Updated, e.Unchanged, e.Deleted, e.FailedUnits)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", e.Entity, e.Fetched, e.Inserted, e.Updated, e.Unchanged, e.Deleted, e.FailedUnits)
 		t.Fetched += e.Fetched
 		t.Inserted += e.Inserted
 		t.Updated += e.Updated
@@ -156,7 +157,7 @@ func printSummary(w io.Writer, run store.Run) {
 		t.Deleted += e.Deleted
 		t.FailedUnits += e.FailedUnits
 	}
-	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Fetched, t.Inserted, t.Updated, t.Unchanged, t.Deleted, t.FailedUnits)
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\n", t.Fetched, t.Inserted, t.Updated, t.Unchanged, t.Deleted, t.FailedUnits)
 	_ = tw.Flush()
 	fmt.Fprintf(w, "sync run %d %s\n", run.ID, run.Outcome)
 }
