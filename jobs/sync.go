@@ -1,10 +1,12 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/adsync/adsync/sync/ads"
@@ -68,6 +70,8 @@ type SyncParams struct {
 	AccountIDs []string `json:"account_ids,omitempty"`
 	Entities   []string `json:"entities,omitempty"`
 	Full       bool     `json:"full"`
+	// RiverJobID is the job of a run recorded by the job itself.
+	RiverJobID int64 `json:"river_job_id,string,omitempty"`
 }
 
 // CreateSyncRun records a sync run and returns its id.
@@ -109,14 +113,15 @@ type syncRunWorker struct {
 func (w *syncRunWorker) Work(ctx context.Context, job *river.Job[SyncRunArgs]) error {
 	args := job.Args
 	if args.RunID == 0 {
-		id, err := CreateSyncRun(ctx, w.deps, args)
-		if err != nil {
-			return err
+		// A scheduled run records itself once: later attempts find the
+		// run by their job id.
+		err := w.deps.Pool.QueryRow(ctx, `SELECT id FROM sync_runs WHERE pipeline = $1 AND params->>'river_job_id' = $2`,
+			PipelineSync, strconv.FormatInt(job.ID, 10)).Scan(&args.RunID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			args.RunID, err = store.CreateRun(ctx, w.deps.Pool, PipelineSync, cmp.Or(args.Trigger, "manual"), SyncParams{
+				AccountIDs: args.AccountIDs, Entities: args.Entities, Full: args.Full, RiverJobID: job.ID})
 		}
-		args.RunID = id
-		// Later attempts reuse the run rather than record another.
-		if _, err := w.deps.Pool.Exec(ctx, `UPDATE river_job SET args = jsonb_set(args, '{run_id}', to_jsonb($2::bigint)) WHERE id = $1`,
-			job.ID, id); err != nil {
+		if err != nil {
 			return err
 		}
 	}
