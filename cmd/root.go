@@ -46,6 +46,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.configCommand(),
 		a.migrateCommand(),
 		a.runCommand(),
+		a.syncCommand(),
 		a.fixturesCommand(),
 		a.exportCommand(),
 		a.workerCommand(),

@@ -39,6 +39,8 @@ type Deps struct {
 	// Insights and Posts are the configured keyword sets and post ids.
 	Insights InsightsSettings
 	Posts    PostsSettings
+	// SyncPageSize is the sync's page size (0: each endpoint's maximum).
+	SyncPageSize int
 }
 
 // Options shape a River client.
@@ -85,7 +87,7 @@ func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
 		}
 		cfg.PeriodicJobs = periodic
 		cfg.FetchPollInterval = opts.FetchPollInterval
-		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < 100*time.Millisecond {
+		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < 100*time.Millisecond { // River's default FetchCooldown
 			cfg.FetchCooldown = opts.FetchPollInterval
 		}
 		cfg.JobTimeout = opts.JobTimeout
@@ -109,6 +111,7 @@ func PoolSize(concurrency map[string]int) int32 {
 
 // addWorkers registers every pipeline's workers. Each pipeline adds one line.
 func addWorkers(w *river.Workers, deps *Deps) {
+	addSyncWorkers(w, deps)
 	addExportWorkers(w, deps)
 	addInsightsPostsWorkers(w, deps)
 	addAudienceWorkers(w, deps)

@@ -45,13 +45,20 @@ func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, pres
 		return true, time.Time{}, nil
 	}
 	var reset time.Time
-	var probing bool
-	err = s.Pool.QueryRow(ctx, `SELECT reset_at, probing FROM api_rate_limits WHERE bucket = $1`, bucket).Scan(&reset, &probing)
+	var probing, room bool
+	err = s.Pool.QueryRow(ctx, `SELECT reset_at, probing, remaining - inflight > 0 FROM api_rate_limits WHERE bucket = $1`,
+		bucket).Scan(&reset, &probing, &room)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, now.Add(probePoll), nil // removed meanwhile: look again
 	}
 	if err != nil {
 		return false, time.Time{}, err
+	}
+	if room {
+		// An answer arrived between the update and this read (a probe's
+		// answer opens the window): look again at once rather than wait
+		// for a reset that no longer applies.
+		return false, now, nil
 	}
 	if probing {
 		return false, minTime(reset, now.Add(probePoll)), nil // waiting for the probe's answer

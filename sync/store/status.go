@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Run is one recorded pipeline run.
-type Run struct {
+// RunSummary is one recorded pipeline run, as status shows it.
+type RunSummary struct {
 	ID         int64
 	Pipeline   string
 	Trigger    string
@@ -42,7 +42,7 @@ type FailedJob struct {
 
 // Status is what `adsync status` shows.
 type Status struct {
-	Runs   []Run
+	Runs   []RunSummary
 	Queues []QueueDepth
 	Failed []FailedJob
 }
@@ -56,7 +56,7 @@ func ReadStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, er
 		return nil, err
 	}
 	for rows.Next() {
-		var r Run
+		var r RunSummary
 		var counts []byte
 		if err := rows.Scan(&r.ID, &r.Pipeline, &r.Trigger, &r.StartedAt, &r.FinishedAt, &r.Outcome, &counts, &r.Error); err != nil {
 			rows.Close()

@@ -1,0 +1,69 @@
+package adsynccmd
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSyncWaitPrintsASummaryAndSucceeds(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	r := b.run(t, "sync", "--wait", "--entities", "campaigns,cards")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `(?m)^\s*entity\s+fetched\s+inserted\s+updated\s+unchanged\s+deleted\s+failed units\s*$`, r.stdout)
+	require.Regexp(t, `(?m)^\s*campaigns\s+\d+\s+\d+\s+0\s+0\s+\d+\s+0\s*$`, r.stdout)
+	require.Regexp(t, `(?m)^sync run \d+ succeeded$`, r.stdout)
+	var n int
+	require.NoError(t, b.pool(t).QueryRow(context.Background(), `SELECT count(*) FROM campaigns`).Scan(&n))
+	require.Positive(t, n)
+
+	// The same again changes nothing.
+	r = b.run(t, "sync", "--wait", "--entities", "campaigns")
+	require.Equal(t, 0, r.code, r.stderr)
+	m := regexp.MustCompile(`(?m)^\s*campaigns\s+(\d+)\s+0\s+0\s+(\d+)\s+0\s+0\s*$`).FindStringSubmatch(r.stdout)
+	require.NotNil(t, m, r.stdout)
+	require.Equal(t, m[1], m[2], "every fetched campaign is unchanged")
+}
+
+func TestSyncWaitExitsNonZeroWhenAUnitFails(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	// An account the user cannot reach answers 404 on every call: that unit
+	// fails for good, the run is failed, the exit status 1.
+	r := b.run(t, "sync", "--wait", "--accounts", "nosuchaccount", "--entities", "campaigns")
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Regexp(t, `(?m)^\s*campaigns\s+0\s+0\s+0\s+0\s+0\s+1\s*$`, r.stdout)
+	require.Contains(t, r.stderr, "nosuchaccount")
+	require.NotContains(t, r.stdout+r.stderr, b.srv.Options().OwnerSecret)
+}
+
+func TestSyncWithoutWaitQueuesTheRunAndPrintsItsID(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	r := b.run(t, "sync", "--full")
+	require.Equal(t, 0, r.code, r.stderr)
+	m := regexp.MustCompile(`^sync run (\d+) queued\n$`).FindStringSubmatch(r.stdout)
+	require.NotNil(t, m, r.stdout)
+	id, _ := strconv.ParseInt(m[1], 10, 64)
+	var outcome, params string
+	var jobs int
+	pool := b.pool(t)
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT outcome, params::text FROM sync_runs WHERE id = $1`, id).Scan(&outcome, &params))
+	require.Equal(t, "running", outcome)
+	require.JSONEq(t, `{"full": true}`, params)
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'sync_run' AND state = 'available'`).Scan(&jobs))
+	require.Equal(t, 1, jobs)
+}
+
+func TestSyncRejectsUnknownEntitiesListingTheValidOnes(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	r := b.run(t, "sync", "--entities", "campaigns,widgets")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, `unknown entity "widgets"`)
+	require.Contains(t, r.stderr, "tailored_audience_permissions")
+}

@@ -1,0 +1,362 @@
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+	"go.uber.org/zap"
+)
+
+// SyncRunArgs start an advertising sync run: accounts first, then one
+// SyncUnitArgs job per (account, entity). It names things only.
+type SyncRunArgs struct {
+	// RunID is the sync_runs row; 0 creates one (scheduled runs).
+	RunID      int64    `json:"run_id"`
+	AccountIDs []string `json:"account_ids,omitempty"`
+	Entities   []string `json:"entities,omitempty"`
+	Full       bool     `json:"full,omitempty"`
+	Trigger    string   `json:"trigger,omitempty"`
+}
+
+// Kind is the River job kind.
+func (SyncRunArgs) Kind() string { return "sync_run" }
+
+// InsertOpts puts runs on the sync queue.
+func (SyncRunArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSync, MaxAttempts: 5}
+}
+
+// SyncUnitArgs sync one entity of one account ("" for global entities).
+// Account and entity make the unique key, so a unit cannot be queued or run
+// twice at once, whichever run asked for it.
+type SyncUnitArgs struct {
+	RunID     int64  `json:"run_id"`
+	AccountID string `json:"account_id" river:"unique"`
+	Entity    string `json:"entity" river:"unique"`
+	Full      bool   `json:"full,omitempty"`
+}
+
+// Kind is the River job kind.
+func (SyncUnitArgs) Kind() string { return "sync_unit" }
+
+// InsertOpts make units unique among the non-final states.
+func (SyncUnitArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSync, MaxAttempts: unitMaxAttempts, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+			rivertype.JobStateRunning, rivertype.JobStateScheduled},
+	}}
+}
+
+const unitMaxAttempts = 8
+
+// referenceMaxAge is how long reference data stays fresh.
+const referenceMaxAge = 24 * time.Hour
+
+// SyncParams are what a run records in sync_runs.params.
+type SyncParams struct {
+	AccountIDs []string `json:"account_ids,omitempty"`
+	Entities   []string `json:"entities,omitempty"`
+	Full       bool     `json:"full"`
+	// RiverJobID is the job of a run recorded by the job itself.
+	RiverJobID int64 `json:"river_job_id,string,omitempty"`
+}
+
+// CreateSyncRun records a sync run and returns its id.
+func CreateSyncRun(ctx context.Context, deps *Deps, args SyncRunArgs) (int64, error) {
+	trigger := args.Trigger
+	if trigger == "" {
+		trigger = "manual"
+	}
+	return store.CreateRun(ctx, deps.Pool, PipelineSync, trigger, SyncParams{AccountIDs: args.AccountIDs, Entities: args.Entities, Full: args.Full})
+}
+
+func init() {
+	pipelineJobs[PipelineSync] = func() (river.JobArgs, *river.InsertOpts) {
+		return SyncRunArgs{Trigger: "schedule"}, nil
+	}
+}
+
+func addSyncWorkers(w *river.Workers, deps *Deps) {
+	river.AddWorker(w, &syncRunWorker{deps: deps})
+	river.AddWorker(w, &syncUnitWorker{deps: deps})
+}
+
+func (d *Deps) syncer() *ads.Syncer {
+	return &ads.Syncer{API: d.API, Pool: d.Pool, PageSize: d.SyncPageSize}
+}
+
+func (d *Deps) logger() *zap.Logger {
+	if d.Log == nil {
+		return zap.NewNop()
+	}
+	return d.Log
+}
+
+type syncRunWorker struct {
+	river.WorkerDefaults[SyncRunArgs]
+	deps *Deps
+}
+
+func (w *syncRunWorker) Work(ctx context.Context, job *river.Job[SyncRunArgs]) error {
+	args := job.Args
+	if args.RunID == 0 {
+		// A scheduled run records itself once: later attempts find the
+		// run by their job id.
+		err := w.deps.Pool.QueryRow(ctx, `SELECT id FROM sync_runs WHERE pipeline = $1 AND params->>'river_job_id' = $2`,
+			PipelineSync, strconv.FormatInt(job.ID, 10)).Scan(&args.RunID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			args.RunID, err = store.CreateRun(ctx, w.deps.Pool, PipelineSync, cmp.Or(args.Trigger, "manual"), SyncParams{
+				AccountIDs: args.AccountIDs, Entities: args.Entities, Full: args.Full, RiverJobID: job.ID})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	err := w.work(ctx, args)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	var rae *api.RetryAtError
+	if errors.As(err, &rae) {
+		return river.JobSnooze(rae.Wait(time.Now()) + 10*time.Millisecond)
+	}
+	if permanent(err) || job.Attempt >= job.MaxAttempts {
+		// Nothing was fanned out: the run ends here, failed.
+		if ferr := store.FailRun(ctx, w.deps.Pool, args.RunID, err.Error()); ferr != nil {
+			return ferr
+		}
+		if permanent(err) {
+			return river.JobCancel(err)
+		}
+	}
+	return err
+}
+
+func (w *syncRunWorker) work(ctx context.Context, args SyncRunArgs) error {
+	// Accounts are synced first: they say which accounts exist.
+	accounts, _ := ads.Lookup("accounts")
+	u := &ads.Unit{RunID: args.RunID, Entity: accounts, Full: args.Full, Overlap: w.deps.SyncOverlap, Inline: true}
+	if st, err := store.UnitState(ctx, w.deps.Pool, u.Key()); err != nil {
+		return err
+	} else if st != store.UnitSucceeded {
+		if err := w.syncInline(ctx, u); err != nil {
+			return err
+		}
+	}
+	return w.fanOut(ctx, args)
+}
+
+// syncInline syncs a small global entity within the run job, from its
+// first page on every attempt.
+func (w *syncRunWorker) syncInline(ctx context.Context, u *ads.Unit) error {
+	if err := store.RestartUnit(ctx, w.deps.Pool, u.Key()); err != nil {
+		return err
+	}
+	bm, err := store.GetBookmark(ctx, w.deps.Pool, u.AccountID, u.Entity.Name)
+	if err != nil {
+		return err
+	}
+	u.Bookmark = bm.Bookmark
+	s := w.deps.syncer()
+	if err := s.Sync(ctx, u, ads.Cursor{}, nil); err != nil {
+		return err
+	}
+	_, err = s.Finish(ctx, u)
+	if errors.Is(err, ads.ErrUnitDone) {
+		return nil
+	}
+	return err
+}
+
+// fanOut inserts one unit job per (account, entity), once per run.
+func (w *syncRunWorker) fanOut(ctx context.Context, args SyncRunArgs) error {
+	pool := w.deps.Pool
+	accountIDs := args.AccountIDs
+	if len(accountIDs) == 0 {
+		rows, err := pool.Query(ctx, `SELECT id FROM accounts WHERE NOT deleted ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		accountIDs, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+	}
+	var units []SyncUnitArgs
+	seen := map[[2]string]bool{}
+	for _, e := range ads.Entities() {
+		if e.Name == "accounts" || (len(args.Entities) > 0 && !slices.Contains(args.Entities, e.Name)) {
+			continue
+		}
+		accts := accountIDs
+		if !e.HasAccount() {
+			accts = []string{""}
+		}
+		for _, a := range accts {
+			// InsertMany rejects a batch holding one unique key twice.
+			if k := [2]string{a, e.Name}; !seen[k] {
+				seen[k] = true
+				units = append(units, SyncUnitArgs{RunID: args.RunID, AccountID: a, Entity: e.Name, Full: args.Full})
+			}
+		}
+	}
+	client := river.ClientFromContext[pgx.Tx](ctx)
+	var runDone bool
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		done, err := store.HasUnits(ctx, tx, args.RunID, "accounts")
+		if err != nil || done {
+			return err
+		}
+		params := make([]river.InsertManyParams, len(units))
+		for i, u := range units {
+			if _, err := store.AddUnit(ctx, tx, store.UnitKey{RunID: u.RunID, AccountID: u.AccountID, Entity: u.Entity}); err != nil {
+				return err
+			}
+			params[i] = river.InsertManyParams{Args: u}
+		}
+		if len(params) > 0 {
+			res, err := client.InsertManyTx(ctx, tx, params)
+			if err != nil {
+				return err
+			}
+			for i, r := range res {
+				if r.UniqueSkippedAsDuplicate {
+					k := store.UnitKey{RunID: args.RunID, AccountID: units[i].AccountID, Entity: units[i].Entity}
+					if _, err := store.EndUnit(ctx, tx, k, store.UnitSkipped, "already queued or running"); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		runDone, err = store.FinishRunIfDone(ctx, tx, args.RunID)
+		return err
+	})
+	if err == nil && runDone {
+		w.deps.logger().Info("sync run finished", zap.Int64("run_id", args.RunID))
+	}
+	return err
+}
+
+type syncUnitWorker struct {
+	river.WorkerDefaults[SyncUnitArgs]
+	deps *Deps
+}
+
+// NextRetry backs off from 1 second, doubling to at most 5 minutes.
+func (w *syncUnitWorker) NextRetry(job *river.Job[SyncUnitArgs]) time.Time {
+	return time.Now().Add(unitRetryDelay(job.Attempt))
+}
+
+func unitRetryDelay(attempt int) time.Duration {
+	return min(time.Second<<min(max(attempt-1, 0), 9), 5*time.Minute)
+}
+
+func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs]) error {
+	args := job.Args
+	e, ok := ads.Lookup(args.Entity)
+	if !ok {
+		return river.JobCancel(fmt.Errorf("unknown entity %q", args.Entity))
+	}
+	pool := w.deps.Pool
+	u := &ads.Unit{RunID: args.RunID, AccountID: args.AccountID, Entity: e, Full: args.Full, Overlap: w.deps.SyncOverlap}
+	state, err := store.UnitState(ctx, pool, u.Key())
+	if err != nil {
+		return err
+	}
+	if state == store.UnitSucceeded || state == store.UnitFailed || state == store.UnitSkipped {
+		return nil
+	}
+	bm, err := store.GetBookmark(ctx, pool, u.AccountID, e.Name)
+	if err != nil {
+		return err
+	}
+	if e.Reference && !args.Full && bm.LastSuccessAt != nil && time.Since(*bm.LastSuccessAt) < referenceMaxAge {
+		return w.end(ctx, u, store.UnitSkipped, "refreshed less than a day ago")
+	}
+	u.Bookmark = bm.Bookmark
+	if err := store.StartUnit(ctx, pool, u.Key()); err != nil {
+		return err
+	}
+	s := w.deps.syncer()
+	var stepErr error
+	river.ResumableStepCursor(ctx, "pages", nil, func(ctx context.Context, cur ads.Cursor) error {
+		stepErr = s.Sync(ctx, u, cur, func(ctx context.Context, tx pgx.Tx, c ads.Cursor) error {
+			_, err := river.ResumableSetStepCursorTx[*riverpgxv5.Driver](ctx, tx, job, c)
+			return err
+		})
+		return stepErr
+	})
+	if stepErr != nil {
+		return w.failure(ctx, job, u, stepErr)
+	}
+	var finishErr error
+	river.ResumableStep(ctx, "finish", nil, func(ctx context.Context) error {
+		_, finishErr = s.Finish(ctx, u)
+		if errors.Is(finishErr, ads.ErrUnitDone) {
+			finishErr = nil
+		}
+		return finishErr
+	})
+	return finishErr
+}
+
+// failure turns a unit's error into River's answer: a rate-limit wait
+// snoozes (no attempt is spent), an answer that a retry cannot change (4xx)
+// or the last attempt fails the unit, anything else is retried.
+func (w *syncUnitWorker) failure(ctx context.Context, job *river.Job[SyncUnitArgs], u *ads.Unit, err error) error {
+	var rae *api.RetryAtError
+	if errors.As(err, &rae) {
+		w.deps.logger().Info("sync unit waits for the rate limit", zap.String("entity", u.Entity.Name),
+			zap.String("account_id", u.AccountID), zap.Time("until", rae.At), zap.String("reason", rae.Reason))
+		return river.JobSnooze(rae.Wait(time.Now()) + 10*time.Millisecond)
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	if permanent(err) {
+		if endErr := w.end(ctx, u, store.UnitFailed, err.Error()); endErr != nil {
+			return endErr
+		}
+		return river.JobCancel(err)
+	}
+	if job.Attempt >= job.MaxAttempts {
+		if endErr := w.end(ctx, u, store.UnitFailed, err.Error()); endErr != nil {
+			return endErr
+		}
+	}
+	return err
+}
+
+// permanent says a retry would get the same answer: a client error other
+// than a rate limit.
+func permanent(err error) bool {
+	var ae *api.AdsError
+	if errors.As(err, &ae) {
+		return ae.Status >= 400 && ae.Status < 500 && ae.Status != 429
+	}
+	var oe *api.OAuthError
+	if errors.As(err, &oe) {
+		return oe.Status >= 400 && oe.Status < 500 && oe.Status != 429
+	}
+	return false
+}
+
+func (w *syncUnitWorker) end(ctx context.Context, u *ads.Unit, state, reason string) error {
+	return pgx.BeginFunc(ctx, w.deps.Pool, func(tx pgx.Tx) error {
+		_, err := store.EndUnit(ctx, tx, u.Key(), state, reason)
+		return err
+	})
+}

@@ -1,0 +1,382 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/require"
+)
+
+
+// syncBundle is a fake service, a migrated database and a running worker.
+type syncBundle struct {
+	fake   *jobstest.Fake
+	pool   *pgxpool.Pool
+	deps   *jobs.Deps
+	client *river.Client[pgx.Tx]
+}
+
+func setupSync(t *testing.T, tweak func(*fixtures.Options), depsTweak func(*jobs.Deps, *jobstest.Fake)) *syncBundle {
+	t.Helper()
+	fake := jobstest.NewFake(t, tweak)
+	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	deps := fake.Deps(t, pool)
+	if depsTweak != nil {
+		depsTweak(deps, fake)
+	}
+	c := jobstest.StartWorker(t, deps, jobs.Options{})
+	return &syncBundle{fake: fake, pool: pool, deps: deps, client: c}
+}
+
+// run records a run, inserts its job and waits for its outcome.
+func (b *syncBundle) run(t *testing.T, args jobs.SyncRunArgs) store.Run {
+	t.Helper()
+	ctx := context.Background()
+	id, err := jobs.CreateSyncRun(ctx, b.deps, args)
+	require.NoError(t, err)
+	args.RunID = id
+	_, err = b.client.Insert(ctx, args, nil)
+	require.NoError(t, err)
+	return waitRun(t, b.pool, id)
+}
+
+func waitRun(t *testing.T, pool *pgxpool.Pool, id int64) store.Run {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r, err := store.GetRun(context.Background(), pool, id)
+		require.NoError(t, err)
+		var open int
+		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+WHERE kind IN ('sync_run', 'sync_unit') AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&open))
+		if r.Outcome != "running" && open == 0 {
+			return r
+		}
+		if time.Now().After(deadline) {
+			rows, _ := pool.Query(context.Background(), `SELECT account_id, entity, state, started_at, finished_at, error FROM sync_run_units WHERE state IN ('pending', 'running')`)
+			for rows.Next() {
+				var a, e, st string
+				var s1, f1 *time.Time
+				var er *string
+				_ = rows.Scan(&a, &e, &st, &s1, &f1, &er)
+				t.Log(a, e, st, s1, f1, er)
+			}
+			rows.Close()
+			rows, _ = pool.Query(context.Background(), `SELECT kind, state, attempt, errors::text, args::text FROM river_job WHERE state <> 'completed'`)
+			for rows.Next() {
+				var k, st, er, ar string
+				var at int
+				_ = rows.Scan(&k, &st, &at, &er, &ar)
+				t.Log(k, st, at, er, ar)
+			}
+			rows.Close()
+			t.Fatalf("run %d did not finish", id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// tableCounts counts live and deleted rows of table per account.
+func tableCounts(t *testing.T, pool *pgxpool.Pool, table string) map[string][2]int {
+	t.Helper()
+	rows, err := pool.Query(context.Background(),
+		`SELECT account_id, count(*) FILTER (WHERE NOT deleted), count(*) FILTER (WHERE deleted) FROM `+table+` GROUP BY account_id`)
+	require.NoError(t, err)
+	out := map[string][2]int{}
+	for rows.Next() {
+		var a string
+		var live, del int
+		require.NoError(t, rows.Scan(&a, &live, &del))
+		out[a] = [2]int{live, del}
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// truthKinds maps tables to the fake's kinds.
+var truthKinds = map[string][]string{
+	"funding_instruments": {"funding_instruments"}, "campaigns": {"campaigns"}, "line_items": {"line_items"},
+	"cards": {"cards"}, "cards_poll": {"cards_poll"}, "cards_image_conversation": {"cards_image_conversation"},
+	"cards_video_conversation": {"cards_video_conversation"}, "account_media": {"account_media"},
+	"media_creatives": {"media_creatives"}, "promoted_accounts": {"promoted_accounts"},
+	"promoted_posts": {"promoted_posts"}, "tracking_tags": {"tracking_tags"},
+	"posts":            {"posts_draft", "posts_published", "posts_scheduled"},
+	"custom_audiences": {"custom_audiences"}, "tailored_audience_permissions": {"tailored_audience_permissions"},
+}
+
+func TestFullSyncStoresEveryEntityAsTheServiceHoldsIt(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	r := b.run(t, jobs.SyncRunArgs{Full: true})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	truth := b.fake.Srv.AdsTruth()
+	accts := tableCounts(t, b.pool, "(SELECT '' AS account_id, deleted FROM accounts) a")
+	require.Equal(t, [2]int{truth.Totals["accounts"].Live, truth.Totals["accounts"].Deleted}, accts[""])
+	for table, kinds := range truthKinds {
+		got := tableCounts(t, b.pool, table)
+		for acct, per := range truth.Accounts {
+			var want [2]int
+			for _, k := range kinds {
+				want[0] += per[k].Live
+				want[1] += per[k].Deleted
+			}
+			if want == [2]int{} {
+				continue
+			}
+			if table == "tailored_audience_permissions" {
+				// A deleted audience's permissions cannot be listed (its
+				// path answers 404), so only live ones are comparable.
+				require.Equal(t, want[0], got[acct][0], "live %s of account %s", table, acct)
+				continue
+			}
+			require.Equal(t, want, got[acct], "%s of account %s (live, deleted)", table, acct)
+		}
+	}
+	for _, table := range []string{"account_user_access", "custom_audience_targeting", "iab_categories", "content_categories",
+		"bidding_rules", "line_item_placements", "advertiser_business_categories"} {
+		var n int
+		require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM `+table).Scan(&n))
+		require.Positive(t, n, table)
+	}
+}
+
+// rowState is what a rewrite would change.
+type rowState struct{ hash, synced, xmin string }
+
+func rowStates(t *testing.T, pool *pgxpool.Pool, table string) map[string]rowState {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT id, doc_hash, last_synced_at::text, xmin::text FROM `+table)
+	require.NoError(t, err)
+	out := map[string]rowState{}
+	for rows.Next() {
+		var id string
+		var s rowState
+		require.NoError(t, rows.Scan(&id, &s.hash, &s.synced, &s.xmin))
+		out[id] = s
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+func entityCounts(r store.Run, entity string) store.EntityCounts {
+	for _, e := range r.Entities {
+		if e.Entity == entity {
+			return e
+		}
+	}
+	return store.EntityCounts{}
+}
+
+func TestIncrementalRunStoresChangesAndTombstonesAndLeavesOtherRowsUntouched(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	first := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}})
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	fullPages := b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests
+	before := rowStates(t, b.pool, "campaigns")
+
+	res, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "campaigns", Add: 2, Change: 3, Delete: 2})
+	require.NoError(t, err)
+	second := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}})
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+
+	// Incremental: it stopped at the bookmark minus the overlap.
+	incPages := b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests - fullPages
+	require.Less(t, incPages, fullPages)
+
+	truth := b.fake.Srv.AdsTruth()
+	got := tableCounts(t, b.pool, "campaigns")
+	for acct, per := range truth.Accounts {
+		if acct == "" || per["campaigns"].Live+per["campaigns"].Deleted == 0 {
+			continue
+		}
+		require.Equal(t, [2]int{per["campaigns"].Live, per["campaigns"].Deleted}, got[acct], "account %s", acct)
+	}
+	after := rowStates(t, b.pool, "campaigns")
+	touched := map[string]bool{}
+	for _, id := range append(append(append([]string{}, res.Added...), res.Changed...), res.Deleted...) {
+		touched[id] = true
+	}
+	for _, id := range res.Added {
+		require.Contains(t, after, id)
+		require.NotContains(t, before, id)
+	}
+	for _, id := range append(append([]string{}, res.Changed...), res.Deleted...) {
+		require.NotEqual(t, before[id].hash, after[id].hash, "campaign %s", id)
+	}
+	var deleted bool
+	for _, id := range res.Deleted {
+		require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT deleted FROM campaigns WHERE id = $1`, id).Scan(&deleted))
+		require.True(t, deleted, "campaign %s is a tombstone", id)
+	}
+	untouched := 0
+	for id, s := range before {
+		if !touched[id] {
+			require.Equal(t, s, after[id], "campaign %s was rewritten", id)
+			untouched++
+		}
+	}
+	require.Positive(t, untouched)
+	c := entityCounts(second, "campaigns")
+	n := int64(len(res.ByAccount))
+	require.Equal(t, 2*n, c.Inserted)
+	require.Equal(t, 5*n, c.Updated)
+	require.Equal(t, 2*n, c.Deleted)
+	require.Equal(t, c.Fetched, c.Inserted+c.Updated+c.Unchanged)
+}
+
+func TestReferenceDataIsRefetchedOnlyAfterADayOrWithFull(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	only := []string{"iab_categories", "bidding_rules"}
+	for i, args := range []jobs.SyncRunArgs{{Entities: only}, {Entities: only}, {Entities: only, Full: true}} {
+		r := b.run(t, args)
+		require.Equal(t, "succeeded", r.Outcome, r.Error)
+		want := []int{0, 1, 0}[i]
+		require.Equal(t, want, entityCounts(r, "iab_categories").SkippedUnits, "run %d", i+1)
+	}
+	st := b.fake.Srv.Stats()
+	require.Equal(t, 2, st.Family("GET /12/iab_categories").Requests)
+	require.Equal(t, 2, st.Family("GET /12/bidding_rules").Requests)
+
+	// A day later the data is stale again.
+	_, err := b.pool.Exec(context.Background(), `UPDATE sync_bookmarks SET last_success_at = now() - interval '25 hours'`)
+	require.NoError(t, err)
+	r := b.run(t, jobs.SyncRunArgs{Entities: only})
+	require.Zero(t, entityCounts(r, "iab_categories").SkippedUnits)
+	require.Equal(t, 3, b.fake.Srv.Stats().Family("GET /12/iab_categories").Requests)
+}
+
+func TestInterruptedUnitResumesFromItsCheckpointWithoutDuplicates(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 1, 60 }, func(d *jobs.Deps, fake *jobstest.Fake) {
+		d.SyncPageSize = 10
+		cfg := fake.Config(d.Pool)
+		cfg.MaxAttempts = 1 // a 500 ends the job's attempt
+		c, err := api.NewClient(cfg)
+		require.NoError(t, err)
+		d.API = c
+	})
+	// The third page request fails: pages one and two are stored with
+	// their cursor, the retry must ask for page three, not page one.
+	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/campaigns", Method: "GET", Every: 3, Times: 1, Kind: fixtures.Fault500})
+	r := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+
+	truth := b.fake.Srv.AdsTruth()
+	var records int
+	for _, per := range truth.Accounts {
+		records += per["campaigns"].Live + per["campaigns"].Deleted
+	}
+	pages := (records + 9) / 10
+	require.Equal(t, pages+1, b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests,
+		"every page once, plus the failed request")
+	c := entityCounts(r, "campaigns")
+	require.Equal(t, int64(records), c.Fetched, "no page was fetched twice")
+	require.Equal(t, int64(records), c.Inserted)
+	var attempts int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT attempt FROM river_job WHERE kind = 'sync_unit' AND args->>'entity' = 'campaigns'`).Scan(&attempts))
+	require.Equal(t, 2, attempts)
+}
+
+func TestTwoWorkersRunEachUnitOnce(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	jobstest.StartWorker(t, b.fake.Deps(t, b.pool), jobs.Options{})
+	r := b.run(t, jobs.SyncRunArgs{Full: true})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	accounts := len(b.fake.Srv.AdsTruth().Accounts) - 1 // one account is deleted
+	st := b.fake.Srv.Stats()
+	for _, fam := range []string{"campaigns", "line_items", "cards", "cards/poll", "tracking_tags", "authenticated_user_access"} {
+		require.Equal(t, accounts, st.Family("GET /12/accounts/{account_id}/"+fam).Requests, fam)
+	}
+	require.Equal(t, 3*accounts, st.Family("GET /12/accounts/{account_id}/posts").Requests)
+	var jobsRun, units int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM river_job WHERE kind = 'sync_unit' AND state = 'completed'`).Scan(&jobsRun))
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM sync_run_units WHERE state = 'succeeded' AND entity <> 'accounts'`).Scan(&units))
+	require.Equal(t, units, jobsRun)
+}
+
+func TestRateLimitedUnitSnoozesInsteadOfFailing(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, func(d *jobs.Deps, fake *jobstest.Fake) {
+		cfg := fake.Config(d.Pool)
+		// Waits longer than a second become snoozes.
+		cfg.Governor.MaxWait = time.Second
+		c, err := api.NewClient(cfg)
+		require.NoError(t, err)
+		d.API = c
+	})
+	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/line_items", Method: "GET", Times: 1,
+		Kind: fixtures.Fault429, RetryAfter: 2})
+	r := b.run(t, jobs.SyncRunArgs{Entities: []string{"line_items"}})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	require.Equal(t, 1, b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/line_items").Throttled)
+	var errs int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM river_job WHERE kind = 'sync_unit' AND coalesce(array_length(errors, 1), 0) > 0`).Scan(&errs))
+	require.Zero(t, errs, "a rate-limit wait is not a failed attempt")
+	var snoozed int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM river_job WHERE kind = 'sync_unit' AND (metadata->>'snoozes')::int > 0`).Scan(&snoozed))
+	require.Positive(t, snoozed)
+}
+
+func TestPostsRemovedForGoodBecomeTombstonesAtTheNextRun(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	first := b.run(t, jobs.SyncRunArgs{Entities: []string{"posts"}})
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	res, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "posts_draft", Delete: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Deleted)
+
+	second := b.run(t, jobs.SyncRunArgs{Entities: []string{"posts"}})
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	require.Equal(t, int64(len(res.Deleted)), entityCounts(second, "posts").Deleted)
+	for _, id := range res.Deleted {
+		var deleted bool
+		var postType string
+		require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT deleted, post_type FROM posts WHERE id = $1`, id).Scan(&deleted, &postType))
+		require.True(t, deleted, "draft post %s is kept as a tombstone", id)
+		require.Equal(t, "DRAFT", postType)
+	}
+	var live int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM posts WHERE NOT deleted`).Scan(&live))
+	require.Equal(t, b.fake.Srv.AdsTruth().Totals["posts_draft"].Live+b.fake.Srv.AdsTruth().Totals["posts_published"].Live+
+		b.fake.Srv.AdsTruth().Totals["posts_scheduled"].Live, live)
+}
+
+func TestScheduledRunRecordsItselfAndItsCounts(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	args, opts := jobs.ScheduledJob(jobs.PipelineSync)
+	require.NotNil(t, args)
+	_, err := b.client.Insert(context.Background(), args, opts)
+	require.NoError(t, err)
+	var id int64
+	require.Eventually(t, func() bool {
+		return b.pool.QueryRow(context.Background(), `SELECT id FROM sync_runs WHERE trigger = 'schedule'`).Scan(&id) == nil
+	}, 30*time.Second, 50*time.Millisecond)
+	r := waitRun(t, b.pool, id)
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	var counts map[string]map[string]int64
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT counts FROM sync_runs WHERE id = $1`, id).Scan(&counts))
+	require.Equal(t, entityCounts(r, "campaigns").Fetched, counts["campaigns"]["fetched"])
+	require.Positive(t, counts["campaigns"]["inserted"])
+	var runs int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM sync_runs`).Scan(&runs))
+	require.Equal(t, 1, runs)
+}

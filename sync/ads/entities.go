@@ -1,0 +1,250 @@
+// Package ads syncs the advertising interface's entities into Postgres: a
+// registry of entities (endpoint, scope, typed columns), the paging of one
+// (account, entity) unit, and the SQL that stores them.
+package ads
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Scope says how many units an entity has per run.
+type Scope int
+
+// Scopes.
+const (
+	// Global entities have one unit per run and no account (accounts and
+	// reference data).
+	Global Scope = iota
+	// PerAccount entities have one unit per account.
+	PerAccount
+	// PerParent entities have one unit per account that pages one list per
+	// parent record (custom audience).
+	PerParent
+)
+
+// ColType is the Postgres type of a typed column.
+type ColType string
+
+// Column types.
+const (
+	Text        ColType = "text"
+	BigInt      ColType = "bigint"
+	Bool        ColType = "boolean"
+	Timestamptz ColType = "timestamptz"
+	TextArray   ColType = "text[]"
+	JSONB       ColType = "jsonb"
+)
+
+// Column is a typed column filled from a record's JSON field.
+type Column struct {
+	Name string
+	// Field is the record's JSON field (default Name).
+	Field string
+	Type  ColType
+	// FromParent fills the column with the unit part's parent id rather
+	// than a field of the record.
+	FromParent bool
+}
+
+// Entity describes one synced entity: where it is listed and how it is
+// stored.
+type Entity struct {
+	// Name is the entity's name and its table's.
+	Name  string
+	Scope Scope
+	// Path is the list path, with {account_id} and {parent_id} to fill.
+	Path string
+	// Endpoint is the rate-limit key.
+	Endpoint string
+	// Query is sent with every page.
+	Query map[string]string
+	// Parts split the unit into several lists (posts: one per post_type);
+	// each part's query parameter is PartParam.
+	Parts     []string
+	PartParam string
+	// Incremental entities take sort_by=updated_at-desc (the spec lists
+	// sort_by for them), so an incremental run stops at the bookmark.
+	// The others are paged fully on every run.
+	Incremental bool
+	// WithDeleted sends with_deleted=true so deletions arrive as tombstones.
+	WithDeleted bool
+	// Single endpoints answer one object, not a list.
+	Single bool
+	// NotPaged endpoints answer one list page without cursor or count.
+	NotPaged bool
+	// Reference entities are refreshed at most daily.
+	Reference bool
+	// KeyField is the record's JSON field holding its key (default "id").
+	KeyField string
+	Columns  []Column
+}
+
+// Key is the JSON field of the record key.
+func (e *Entity) Key() string {
+	if e.KeyField == "" {
+		return "id"
+	}
+	return e.KeyField
+}
+
+// HasAccount says whether the table is keyed by (account_id, id).
+func (e *Entity) HasAccount() bool { return e.Scope != Global }
+
+const acct = "/12/accounts/{account_id}"
+
+func cols(spec string) []Column {
+	var out []Column
+	for _, f := range strings.Fields(spec) {
+		name, typ, _ := strings.Cut(f, ":")
+		t := Text
+		switch typ {
+		case "":
+		case "i":
+			t = BigInt
+		case "b":
+			t = Bool
+		case "t":
+			t = Timestamptz
+		case "a":
+			t = TextArray
+		case "j":
+			t = JSONB
+		default:
+			panic("ads: bad column spec " + f)
+		}
+		out = append(out, Column{Name: name, Type: t})
+	}
+	return out
+}
+
+func perAccount(name, path string, incremental bool, columns string) *Entity {
+	return &Entity{Name: name, Scope: PerAccount, Path: acct + path, Endpoint: "GET " + acct + path,
+		Incremental: incremental, WithDeleted: true, Columns: cols(columns)}
+}
+
+func reference(name, path, key, columns string) *Entity {
+	return &Entity{Name: name, Scope: Global, Path: "/12" + path, Endpoint: "GET /12" + path, Reference: true,
+		NotPaged: name != "iab_categories", KeyField: key, Columns: cols(columns)}
+}
+
+const cardConversation = "name card_uri card_type first_cta first_cta_post second_cta second_cta_post third_cta third_cta_post " +
+	"fourth_cta fourth_cta_post title thank_you_text thank_you_url media_key unlocked_image_media_key unlocked_video_media_key"
+
+// registry lists every entity, in the order a run fans them out.
+var registry = func() []*Entity {
+	campaigns := perAccount("campaigns", "/campaigns", true,
+		"name funding_instrument_id budget_optimization daily_budget_amount_local_micro:i total_budget_amount_local_micro:i "+
+			"entity_status effective_status servable:b reasons_not_servable:a standard_delivery:b purchase_order_number "+
+			"duration_in_days:i frequency_cap:i currency")
+	// Draft campaigns are listed only with with_draft=true.
+	campaigns.Query = map[string]string{"with_draft": "true"}
+	posts := perAccount("posts", "/posts", false,
+		"post_type name text user_id nullcast:b card_uri media_keys:a status scheduled_at:t scheduled_status completed_at:t")
+	// post_type is required and lists one type at a time; timeline_type ALL
+	// lists organic posts beside nullcast ones (the default is NULLCAST).
+	posts.Parts, posts.PartParam = []string{"DRAFT", "PUBLISHED", "SCHEDULED"}, "post_type"
+	posts.Query = map[string]string{"timeline_type": "ALL"}
+	access := perAccount("account_user_access", "/authenticated_user_access", false, "user_id permissions:a")
+	access.Single, access.WithDeleted, access.KeyField = true, false, "user_id"
+	targeting := &Entity{Name: "custom_audience_targeting", Scope: PerParent,
+		Path:     acct + "/custom_audiences/{parent_id}/targeted",
+		Endpoint: "GET " + acct + "/custom_audiences/{custom_audience_id}/targeted",
+		// with_active=false also lists line items that are not servable.
+		Query:    map[string]string{"with_active": "false"},
+		KeyField: "campaign_id",
+		Columns: append([]Column{{Name: "custom_audience_id", Type: Text, FromParent: true}},
+			cols("campaign_id campaign_name line_items:j")...)}
+	perms := &Entity{Name: "tailored_audience_permissions", Scope: PerParent,
+		Path:        "/5/accounts/{account_id}/tailored_audiences/{parent_id}/permissions",
+		Endpoint:    "GET /5/accounts/{account_id}/tailored_audiences/{tailored_audience_id}/permissions",
+		Incremental: true, WithDeleted: true,
+		Columns: cols("tailored_audience_id granted_account_id permission_level")}
+	return []*Entity{
+		{Name: "accounts", Scope: Global, Path: "/12/accounts", Endpoint: "GET /12/accounts", Incremental: true, WithDeleted: true,
+			Columns: cols("name business_name timezone timezone_switch_at:t business_id approval_status industry_type")},
+		access,
+		perAccount("funding_instruments", "/funding_instruments", false,
+			"name description type currency start_time:t end_time:t credit_limit_local_micro:i "+
+				"credit_remaining_local_micro:i funded_amount_local_micro:i entity_status able_to_fund:b "+
+				"reasons_not_able_to_fund:a io_header"),
+		campaigns,
+		// Line item fields are not shown in the spec: the typed columns are
+		// those the real service's v12 line item carries.
+		perAccount("line_items", "/line_items", false,
+			"name campaign_id objective product_type placements:a bid_amount_local_micro:i entity_status "+
+				"start_time:t end_time:t currency servable:b"),
+		perAccount("cards", "/cards", true, "name card_uri card_type components:j slides:j"),
+		perAccount("cards_poll", "/cards/poll", true,
+			"name card_uri card_type first_choice second_choice third_choice fourth_choice duration_in_minutes:i "+
+				"start_time:t end_time:t media_key video_poster_url video_url"),
+		perAccount("cards_image_conversation", "/cards/image_conversation", true, cardConversation+" media_url"),
+		perAccount("cards_video_conversation", "/cards/video_conversation", true, cardConversation+" poster_media_key"),
+		perAccount("account_media", "/account_media", true, "creative_type video_id media_url media_key"),
+		perAccount("media_creatives", "/media_creatives", true,
+			"line_item_id account_media_id campaign_id landing_url serving_status entity_status approval_status"),
+		perAccount("promoted_accounts", "/promoted_accounts", true, "line_item_id user_id entity_status approval_status"),
+		// The spec lists no sort_by for promoted posts ("further parameters:
+		// not shown"), so they are paged fully.
+		perAccount("promoted_posts", "/promoted_posts", false, "line_item_id post_id entity_status approval_status"),
+		perAccount("tracking_tags", "/tracking_tags", true, "line_item_id tracking_tag_type tracking_tag_url"),
+		posts,
+		// The custom audience list's parameters are not shown in the spec.
+		perAccount("custom_audiences", "/custom_audiences", false,
+			"name description audience_type targetable:b targetable_types:a reasons_not_targetable:a permission_level "+
+				"owner_account_id is_owner:b partner_source audience_size:i"),
+		targeting,
+		perms,
+		reference("iab_categories", "/iab_categories", "", "name parent_id"),
+		reference("content_categories", "/content_categories", "",
+			"name iab_categories:a publishers_in_last_thirty_days:i videos_monetized_in_last_thirty_days:i"),
+		reference("bidding_rules", "/bidding_rules", "currency",
+			"currency minimum_cpe_bid_local_micro:i maximum_cpe_bid_local_micro:i minimum_denomination:i"),
+		reference("line_item_placements", "/line_items/placements", "product_type", "product_type placements:j"),
+		reference("advertiser_business_categories", "/advertiser_business_categories", "", "name iab_categories:a"),
+	}
+}()
+
+// Entities returns every entity in fan-out order.
+func Entities() []*Entity { return slices.Clone(registry) }
+
+// Lookup finds an entity by name.
+func Lookup(name string) (*Entity, bool) {
+	for _, e := range registry {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// Names returns every entity name, sorted.
+func Names() []string {
+	out := make([]string, len(registry))
+	for i, e := range registry {
+		out[i] = e.Name
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseNames validates a list of entity names; an unknown one is an error
+// listing the valid names.
+func ParseNames(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if _, ok := Lookup(n); !ok {
+			return nil, fmt.Errorf("unknown entity %q (valid: %s)", n, strings.Join(Names(), ", "))
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}

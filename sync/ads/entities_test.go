@@ -1,0 +1,96 @@
+package ads
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRegistryNamesAreUniqueAndEndpointsMatchPaths(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, e := range Entities() {
+		require.False(t, seen[e.Name], "entity %s listed twice", e.Name)
+		seen[e.Name] = true
+		require.True(t, strings.HasPrefix(e.Endpoint, "GET /"), e.Name)
+		// The rate-limit key is the path with its parameters named.
+		require.Equal(t, strings.Count(e.Path, "/"), strings.Count(strings.TrimPrefix(e.Endpoint, "GET "), "/"), e.Name)
+		require.Equal(t, e.Scope == PerParent, strings.Contains(e.Path, "{parent_id}"), e.Name)
+		require.Equal(t, e.Scope != Global, strings.Contains(e.Path, "{account_id}"), e.Name)
+		cols := map[string]bool{}
+		for _, c := range e.Columns {
+			require.False(t, cols[c.Name], "%s.%s twice", e.Name, c.Name)
+			require.NotContains(t, []string{"id", "account_id", "raw", "deleted", "doc_hash"}, c.Name, e.Name)
+			cols[c.Name] = true
+		}
+	}
+	require.Len(t, seen, 23)
+}
+
+func TestParseNamesRejectsUnknownNamesListingTheValidOnes(t *testing.T) {
+	t.Parallel()
+	got, err := ParseNames([]string{"campaigns", " posts ", "campaigns", ""})
+	require.NoError(t, err)
+	require.Equal(t, []string{"campaigns", "posts"}, got)
+	_, err = ParseNames([]string{"campaign"})
+	require.ErrorContains(t, err, `unknown entity "campaign"`)
+	require.ErrorContains(t, err, "account_user_access, accounts, advertiser_business_categories")
+}
+
+func TestDocHashIgnoresKeyOrderAndSpacingButNotValues(t *testing.T) {
+	t.Parallel()
+	e, _ := Lookup("campaigns")
+	u := &Unit{AccountID: "a1", Entity: e}
+	a, err := stage(u, "", json.RawMessage(`{"id":"c1","name":"x","daily_budget_amount_local_micro":12000000000000000001,"updated_at":"2026-01-02T03:04:05Z","deleted":true}`))
+	require.NoError(t, err)
+	b, err := stage(u, "", json.RawMessage(`{ "deleted": true, "updated_at": "2026-01-02T03:04:05Z",
+		"daily_budget_amount_local_micro": 12000000000000000001, "name": "x", "id": "c1" }`))
+	require.NoError(t, err)
+	require.Equal(t, a.DocHash, b.DocHash)
+	require.Contains(t, string(a.Raw), "12000000000000000001", "large integers survive exactly")
+	require.True(t, a.Deleted)
+	require.Equal(t, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), *a.UpdatedAt)
+	require.Nil(t, a.CreatedAt)
+	c, err := stage(u, "", json.RawMessage(`{"id":"c1","name":"y","daily_budget_amount_local_micro":12000000000000000001,"updated_at":"2026-01-02T03:04:05Z","deleted":true}`))
+	require.NoError(t, err)
+	require.NotEqual(t, a.DocHash, c.DocHash)
+}
+
+func TestStageNamesWhatIsWrongWithARecord(t *testing.T) {
+	t.Parallel()
+	e, _ := Lookup("bidding_rules")
+	u := &Unit{Entity: e}
+	_, err := stage(u, "", json.RawMessage(`{"id":"x"}`))
+	require.ErrorContains(t, err, "a record has no currency")
+	_, err = stage(u, "", json.RawMessage(`[1]`))
+	require.ErrorContains(t, err, "not a JSON object")
+}
+
+func TestTargetedByEntriesAreKeyedByAudienceAndCampaign(t *testing.T) {
+	t.Parallel()
+	e, _ := Lookup("custom_audience_targeting")
+	r, err := stage(&Unit{AccountID: "a1", Entity: e}, "aud9", json.RawMessage(`{"campaign_id":"c7","line_items":[]}`))
+	require.NoError(t, err)
+	require.Equal(t, "aud9/c7", r.ID)
+	require.Equal(t, "aud9", r.ParentID)
+}
+
+func TestOnlyIncompleteListingsStopAtTheBookmark(t *testing.T) {
+	t.Parallel()
+	camp, _ := Lookup("campaigns")
+	posts, _ := Lookup("posts")
+	bm := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	inc := &Unit{Entity: camp, Bookmark: &bm, Overlap: time.Hour}
+	at, ok := inc.stopAt()
+	require.True(t, ok)
+	require.Equal(t, bm.Add(-time.Hour), at)
+	require.False(t, inc.Complete())
+	for _, u := range []*Unit{{Entity: camp}, {Entity: camp, Bookmark: &bm, Full: true}, {Entity: posts, Bookmark: &bm}} {
+		_, ok := u.stopAt()
+		require.False(t, ok)
+		require.True(t, u.Complete())
+	}
+}

@@ -1,0 +1,125 @@
+package ads
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CreateTableSQL is the DDL of the entity's table: its typed columns, the
+// whole record (raw), timestamps, tombstone flag and content hash. The
+// migration holds the output of SchemaSQL; a test keeps them equal.
+func (e *Entity) CreateTableSQL() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n", e.Name)
+	if e.HasAccount() {
+		b.WriteString("    account_id     text        NOT NULL,\n")
+	}
+	b.WriteString("    id             text        NOT NULL,\n")
+	for _, c := range e.Columns {
+		fmt.Fprintf(&b, "    %-14s %s,\n", c.Name, c.Type)
+	}
+	b.WriteString("    raw            jsonb       NOT NULL,\n")
+	b.WriteString("    api_created_at timestamptz,\n")
+	b.WriteString("    api_updated_at timestamptz,\n")
+	b.WriteString("    deleted        boolean     NOT NULL DEFAULT false,\n")
+	b.WriteString("    doc_hash       text        NOT NULL,\n")
+	b.WriteString("    first_seen_at  timestamptz NOT NULL DEFAULT now(),\n")
+	b.WriteString("    last_synced_at timestamptz NOT NULL DEFAULT now(),\n")
+	if e.HasAccount() {
+		b.WriteString("    PRIMARY KEY (account_id, id)\n")
+	} else {
+		b.WriteString("    PRIMARY KEY (id)\n")
+	}
+	b.WriteString(");\n")
+	if e.Incremental {
+		key := "api_updated_at DESC"
+		if e.HasAccount() {
+			key = "account_id, " + key
+		}
+		fmt.Fprintf(&b, "CREATE INDEX %s_updated_idx ON %s (%s);\n", e.Name, e.Name, key)
+	}
+	return b.String()
+}
+
+// SchemaSQL is the DDL of every entity table, in registry order.
+func SchemaSQL() string {
+	var b strings.Builder
+	for i, e := range registry {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(e.CreateTableSQL())
+	}
+	return b.String()
+}
+
+// expr is the SQL computing column c from the staged row s.
+func (c Column) expr() string {
+	if c.FromParent {
+		return "s.parent_id"
+	}
+	f := c.Field
+	if f == "" {
+		f = c.Name
+	}
+	f = strings.ReplaceAll(f, "'", "''")
+	switch c.Type {
+	case BigInt, Bool, Timestamptz:
+		return fmt.Sprintf("(s.raw->>'%s')::%s", f, c.Type)
+	case TextArray:
+		return fmt.Sprintf("CASE WHEN jsonb_typeof(s.raw->'%s') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(s.raw->'%s')) END", f, f)
+	case JSONB:
+		return fmt.Sprintf("s.raw->'%s'", f)
+	}
+	return fmt.Sprintf("s.raw->>'%s'", f)
+}
+
+// MergeSQL moves the staged page (temp table ads_stage) into the entity's
+// table. Rows whose doc_hash did not change are not rewritten, so their
+// last_synced_at and xmin stay; RETURNING tells inserts from updates.
+func (e *Entity) MergeSQL() string {
+	names := []string{"id"}
+	vals := []string{"s.id"}
+	if e.HasAccount() {
+		names = append([]string{"account_id"}, names...)
+		vals = append([]string{"s.account_id"}, vals...)
+	}
+	var sets []string
+	for _, c := range e.Columns {
+		names = append(names, c.Name)
+		vals = append(vals, c.expr())
+		sets = append(sets, c.Name+" = EXCLUDED."+c.Name)
+	}
+	for _, n := range []string{"raw", "api_created_at", "api_updated_at", "deleted", "doc_hash"} {
+		names = append(names, n)
+		vals = append(vals, "s."+n)
+		sets = append(sets, n+" = EXCLUDED."+n)
+	}
+	names = append(names, "first_seen_at", "last_synced_at")
+	vals = append(vals, "now()", "now()")
+	sets = append(sets, "last_synced_at = EXCLUDED.last_synced_at")
+	key := "id"
+	if e.HasAccount() {
+		key = "account_id, id"
+	}
+	return fmt.Sprintf("INSERT INTO %s AS t (%s)\nSELECT %s\nFROM ads_stage s\nON CONFLICT (%s) DO UPDATE SET %s\nWHERE t.doc_hash IS DISTINCT FROM EXCLUDED.doc_hash\nRETURNING (xmax = 0), deleted",
+		e.Name, strings.Join(names, ", "), strings.Join(vals, ", "), key, strings.Join(sets, ", "))
+}
+
+// SweepSQL tombstones the live rows of a unit that a complete listing did
+// not return (records removed for good, like deleted draft posts). The
+// doc_hash is cleared so the record is rewritten if it ever comes back.
+// EXCEPT keeps the plan linear whatever the statistics say (a nested-loop
+// anti-join on fresh tables is quadratic). Parameters: $1 run id, $2
+// account id (” for global entities), $3 entity name.
+func (e *Entity) SweepSQL() string {
+	acctCond := "$2::text = ''"
+	if e.HasAccount() {
+		acctCond = "account_id = $2"
+	}
+	return fmt.Sprintf(`UPDATE %s SET deleted = true, doc_hash = '', last_synced_at = now()
+WHERE %s AND id IN (
+    SELECT id FROM %s WHERE %s AND NOT deleted
+    EXCEPT
+    SELECT id FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3)`, e.Name, acctCond, e.Name, acctCond)
+}

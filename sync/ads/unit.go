@@ -1,0 +1,372 @@
+package ads
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Cursor is where a unit resumes: the part (post type or parent id) and
+// the next page's cursor within it. Done marks the part complete.
+type Cursor struct {
+	Part string `json:"part,omitempty"`
+	Next string `json:"next,omitempty"`
+	Done bool   `json:"done,omitempty"`
+	// Started says the cursor was saved by a page (the zero Cursor means
+	// "from the beginning").
+	Started bool `json:"started,omitempty"`
+}
+
+// Checkpoint persists a cursor inside the transaction that stored the page
+// it follows, so a crash resumes exactly after that page.
+type Checkpoint func(ctx context.Context, tx pgx.Tx, c Cursor) error
+
+// Unit is one (account, entity) sync of a run.
+type Unit struct {
+	RunID     int64
+	AccountID string
+	Entity    *Entity
+	// Full pages everything; otherwise an incremental entity stops at
+	// Bookmark minus Overlap.
+	Full     bool
+	Bookmark *time.Time
+	Overlap  time.Duration
+	// Inline units run inside the run job, which finishes the run itself
+	// after its fan-out.
+	Inline bool
+}
+
+// Key is the unit's record key.
+func (u *Unit) Key() store.UnitKey {
+	return store.UnitKey{RunID: u.RunID, AccountID: u.AccountID, Entity: u.Entity.Name}
+}
+
+// Complete says whether the unit lists every record, so records it does
+// not see are gone for good and can be tombstoned by the sweep.
+func (u *Unit) Complete() bool {
+	return u.Full || !u.Entity.Incremental || u.Bookmark == nil
+}
+
+// stopAt is the updated_at below which an incremental listing stops.
+func (u *Unit) stopAt() (time.Time, bool) {
+	if u.Complete() {
+		return time.Time{}, false
+	}
+	return u.Bookmark.Add(-u.Overlap), true
+}
+
+// Syncer pages units into the database.
+type Syncer struct {
+	API  *api.Client
+	Pool *pgxpool.Pool
+	// PageSize is the count per page; 0 uses each endpoint's maximum.
+	PageSize int
+}
+
+// Sync pages the unit's lists from resume, storing each page and its
+// checkpoint in one transaction. cp may be nil.
+func (s *Syncer) Sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint) error {
+	e := u.Entity
+	parts, err := s.parts(ctx, u)
+	if err != nil {
+		return err
+	}
+	start := 0
+	if resume.Started {
+		start = sort.SearchStrings(parts, resume.Part)
+		if start < len(parts) && parts[start] == resume.Part && resume.Done {
+			start++
+		}
+	}
+	for i := start; i < len(parts); i++ {
+		part := parts[i]
+		next := ""
+		if resume.Started && part == resume.Part && !resume.Done {
+			next = resume.Next
+		}
+		if err := s.syncPart(ctx, u, part, next, cp); err != nil {
+			return fmt.Errorf("%s %s: %w", e.Name, describe(u, part), err)
+		}
+	}
+	return nil
+}
+
+func describe(u *Unit, part string) string {
+	d := "account " + u.AccountID
+	if u.AccountID == "" {
+		d = "(global)"
+	}
+	if part != "" {
+		d += " " + u.Entity.PartParam
+		if u.Entity.Scope == PerParent {
+			d += "parent"
+		}
+		d = strings.TrimSpace(d) + " " + part
+	}
+	return d
+}
+
+// parts lists the unit's lists: one per post type, one per live custom
+// audience for per-parent entities, else one.
+func (s *Syncer) parts(ctx context.Context, u *Unit) ([]string, error) {
+	e := u.Entity
+	switch {
+	case e.Scope == PerParent:
+		aud, _ := Lookup("custom_audiences")
+		var ids []string
+		lr := api.ListRequest{Base: api.BaseAds, Path: fill(aud.Path, u.AccountID, ""), Endpoint: aud.Endpoint,
+			AccountID: u.AccountID, Query: url.Values{}}
+		for page, err := range api.Pages[struct {
+			ID      string `json:"id"`
+			Deleted bool   `json:"deleted"`
+		}](ctx, s.API, lr) {
+			if err != nil {
+				return nil, fmt.Errorf("%s: listing custom audiences of account %s: %w", e.Name, u.AccountID, err)
+			}
+			for _, a := range page.Items {
+				if !a.Deleted {
+					ids = append(ids, a.ID)
+				}
+			}
+		}
+		sort.Strings(ids)
+		return ids, nil
+	case len(e.Parts) > 0:
+		p := append([]string(nil), e.Parts...)
+		sort.Strings(p)
+		return p, nil
+	}
+	return []string{""}, nil
+}
+
+func fill(path, account, parent string) string {
+	return strings.NewReplacer("{account_id}", url.PathEscape(account), "{parent_id}", url.PathEscape(parent)).Replace(path)
+}
+
+func (s *Syncer) query(u *Unit, part string) url.Values {
+	e := u.Entity
+	q := url.Values{}
+	for k, v := range e.Query {
+		q.Set(k, v)
+	}
+	if e.PartParam != "" {
+		q.Set(e.PartParam, part)
+	}
+	if e.WithDeleted {
+		q.Set("with_deleted", "true")
+	}
+	if e.Incremental {
+		q.Set("sort_by", "updated_at-desc")
+	}
+	return q
+}
+
+func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Checkpoint) error {
+	e := u.Entity
+	path := fill(e.Path, u.AccountID, part)
+	q := s.query(u, part)
+	if e.Single || e.NotPaged {
+		resp, err := s.API.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: path, Endpoint: e.Endpoint,
+			Query: q, Auth: api.AuthUser, AccountID: u.AccountID, Idempotent: true})
+		if err != nil {
+			return err
+		}
+		var raws []json.RawMessage
+		if e.Single {
+			env, err := api.Decode[api.Single[json.RawMessage]](e.Endpoint, resp.Body)
+			if err != nil {
+				return err
+			}
+			raws = []json.RawMessage{env.Data}
+		} else {
+			env, err := api.Decode[api.List[json.RawMessage]](e.Endpoint, resp.Body)
+			if err != nil {
+				return err
+			}
+			raws = env.Data
+		}
+		_, err = s.storePage(ctx, u, part, raws, Cursor{Part: part, Done: true, Started: true}, cp)
+		return err
+	}
+	lr := api.ListRequest{Base: api.BaseAds, Path: path, Endpoint: e.Endpoint, Query: q, Count: s.PageSize,
+		Cursor: next, AccountID: u.AccountID}
+	for page, err := range api.Pages[struct{}](ctx, s.API, lr) {
+		if err != nil {
+			return err
+		}
+		c := Cursor{Part: part, Next: page.NextCursor, Done: page.NextCursor == "", Started: true}
+		oldest, err := s.storePage(ctx, u, part, page.Raw, c, cp)
+		if err != nil {
+			return err
+		}
+		// Sorted by updated_at descending: once a page reaches records
+		// older than the bookmark minus the overlap, the rest are known.
+		if stop, ok := u.stopAt(); ok && oldest != nil && oldest.Before(stop) {
+			if !c.Done && cp != nil {
+				return s.checkpointDone(ctx, part, cp)
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// checkpointDone records that an incremental part stopped early.
+func (s *Syncer) checkpointDone(ctx context.Context, part string, cp Checkpoint) error {
+	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		return cp(ctx, tx, Cursor{Part: part, Done: true, Started: true})
+	})
+}
+
+// Record is a decoded record ready to stage.
+func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
+	e := u.Entity
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return store.StagedRecord{}, fmt.Errorf("a record is not a JSON object: %v", err)
+	}
+	id := scalar(m[e.Key()])
+	if id == "" {
+		return store.StagedRecord{}, fmt.Errorf("a record has no %s", e.Key())
+	}
+	if e.Scope == PerParent && e.Key() != "id" {
+		// Targeted-by entries are keyed by campaign within an audience.
+		id = part + "/" + id
+	}
+	// Go marshals map keys sorted: the canonical form that doc_hash covers.
+	canon, err := json.Marshal(m)
+	if err != nil {
+		return store.StagedRecord{}, err
+	}
+	sum := sha256.Sum256(canon)
+	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: canon, DocHash: hex.EncodeToString(sum[:])}
+	if e.Scope == PerParent {
+		r.ParentID = part
+	}
+	r.CreatedAt, r.UpdatedAt = stamp(m["created_at"]), stamp(m["updated_at"])
+	r.Deleted, _ = m["deleted"].(bool)
+	return r, nil
+}
+
+func scalar(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	}
+	return ""
+}
+
+func stamp(v any) *time.Time {
+	s, _ := v.(string)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// storePage merges one page and records its counts, seen ids and cursor in
+// one transaction. It returns the oldest updated_at of the page.
+func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
+	e := u.Entity
+	recs := make([]store.StagedRecord, 0, len(raws))
+	index := make(map[string]int, len(raws))
+	var oldest, newest *time.Time
+	for _, raw := range raws {
+		r, err := stage(u, part, raw)
+		if err != nil {
+			return nil, err
+		}
+		if t := r.UpdatedAt; t != nil {
+			if oldest == nil || t.Before(*oldest) {
+				oldest = t
+			}
+			if newest == nil || t.After(*newest) {
+				newest = t
+			}
+		}
+		// One statement cannot update a row twice: the last copy wins.
+		if i, ok := index[r.ID]; ok {
+			recs[i] = r
+			continue
+		}
+		index[r.ID] = len(recs)
+		recs = append(recs, r)
+	}
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), recs)
+		if err != nil {
+			return fmt.Errorf("storing %s: %w", e.Name, err)
+		}
+		if u.Complete() && len(recs) > 0 {
+			ids := make([]string, len(recs))
+			for i := range recs {
+				ids[i] = recs[i].ID
+			}
+			if err := store.MarkSeen(ctx, tx, u.RunID, u.AccountID, e.Name, ids); err != nil {
+				return err
+			}
+		}
+		if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
+			return err
+		}
+		if cp != nil {
+			return cp(ctx, tx, c)
+		}
+		return nil
+	})
+	return oldest, err
+}
+
+// ErrUnitDone is returned by Finish for a unit already finished.
+var ErrUnitDone = errors.New("unit already finished")
+
+// Finish ends a unit whose pages are all stored: a complete listing
+// tombstones the records it did not see, then the unit is marked succeeded
+// and its bookmark advanced, all in one transaction. It reports whether the
+// run finished with it.
+func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
+	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		var state string
+		if err := tx.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`,
+			u.RunID, u.AccountID, u.Entity.Name).Scan(&state); err != nil {
+			return err
+		}
+		if state != store.UnitRunning {
+			return ErrUnitDone
+		}
+		if u.Complete() {
+			n, err := store.Sweep(ctx, tx, u.Entity.SweepSQL(), u.RunID, u.AccountID, u.Entity.Name)
+			if err != nil {
+				return fmt.Errorf("sweeping %s: %w", u.Entity.Name, err)
+			}
+			if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
+				return err
+			}
+		}
+		if err := store.CompleteUnit(ctx, tx, u.Key(), u.Complete()); err != nil || u.Inline {
+			return err
+		}
+		runDone, err = store.FinishRunIfDone(ctx, tx, u.RunID)
+		return err
+	})
+	return runDone, err
+}

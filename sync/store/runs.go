@@ -1,0 +1,261 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Unit states.
+const (
+	UnitPending   = "pending"
+	UnitRunning   = "running"
+	UnitSucceeded = "succeeded"
+	UnitFailed    = "failed"
+	UnitSkipped   = "skipped"
+)
+
+// CreateRun records a new run of pipeline and returns its id.
+func CreateRun(ctx context.Context, pool *pgxpool.Pool, pipeline, trigger string, params any) (int64, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = pool.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, trigger, params) VALUES ($1, $2, $3) RETURNING id`,
+		pipeline, trigger, p).Scan(&id)
+	return id, err
+}
+
+// UnitKey names one unit of a run.
+type UnitKey struct {
+	RunID     int64
+	AccountID string
+	Entity    string
+}
+
+// AddUnit records a pending unit; it is a no-op when the unit exists.
+func AddUnit(ctx context.Context, tx pgx.Tx, k UnitKey) (bool, error) {
+	tag, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity) VALUES ($1, $2, $3)
+ON CONFLICT DO NOTHING`, k.RunID, k.AccountID, k.Entity)
+	return tag.RowsAffected() == 1, err
+}
+
+// HasUnits says whether the run's fan-out already happened.
+func HasUnits(ctx context.Context, tx pgx.Tx, runID int64, except string) (bool, error) {
+	var n int
+	err := tx.QueryRow(ctx, `SELECT count(*) FROM sync_run_units WHERE run_id = $1 AND entity <> $2`, runID, except).Scan(&n)
+	return n > 0, err
+}
+
+// UnitState returns the state of a unit ("" when it does not exist).
+func UnitState(ctx context.Context, pool *pgxpool.Pool, k UnitKey) (string, error) {
+	var s string
+	err := pool.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		k.RunID, k.AccountID, k.Entity).Scan(&s)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return s, err
+}
+
+// StartUnit marks a unit running, creating its row if needed.
+func StartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
+	_, err := pool.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, started_at)
+VALUES ($1, $2, $3, 'running', now())
+ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = 'running',
+    started_at = COALESCE(sync_run_units.started_at, now())`, k.RunID, k.AccountID, k.Entity)
+	return err
+}
+
+// RestartUnit marks a unit running from scratch: its counts and seen ids
+// are cleared (for units paged without a checkpoint).
+func RestartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
+	if err := StartUnit(ctx, pool, k); err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 0, inserted = 0, updated = 0, unchanged = 0,
+    deleted = 0, pages = 0, max_updated_at = NULL WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+			k.RunID, k.AccountID, k.Entity); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+			k.RunID, k.AccountID, k.Entity)
+		return err
+	})
+}
+
+// PageProgress adds one page's counts to its unit, in the page's
+// transaction, so a resumed unit keeps what earlier attempts counted.
+func PageProgress(ctx context.Context, tx pgx.Tx, k UnitKey, fetched int64, mc MergeCounts, maxUpdated *time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = fetched + $4, inserted = inserted + $5,
+    updated = updated + $6, unchanged = unchanged + $7, deleted = deleted + $8, pages = pages + 1,
+    max_updated_at = GREATEST(max_updated_at, $9)
+WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		k.RunID, k.AccountID, k.Entity, fetched, mc.Inserted, mc.Updated, mc.Unchanged, mc.Deleted, maxUpdated)
+	return err
+}
+
+// AddSwept adds tombstones made by a sweep to the unit's deleted count.
+func AddSwept(ctx context.Context, tx pgx.Tx, k UnitKey, n int64) error {
+	_, err := tx.Exec(ctx, `UPDATE sync_run_units SET deleted = deleted + $4
+WHERE run_id = $1 AND account_id = $2 AND entity = $3`, k.RunID, k.AccountID, k.Entity, n)
+	return err
+}
+
+// Bookmark is where incremental syncs of one (account, entity) resume.
+type Bookmark struct {
+	Bookmark      *time.Time
+	LastFullAt    *time.Time
+	LastSuccessAt *time.Time
+}
+
+// GetBookmark reads a bookmark (zero when none).
+func GetBookmark(ctx context.Context, pool *pgxpool.Pool, accountID, entity string) (Bookmark, error) {
+	var b Bookmark
+	err := pool.QueryRow(ctx, `SELECT bookmark, last_full_at, last_success_at FROM sync_bookmarks
+WHERE account_id = $1 AND entity = $2`, accountID, entity).Scan(&b.Bookmark, &b.LastFullAt, &b.LastSuccessAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Bookmark{}, nil
+	}
+	return b, err
+}
+
+// CompleteUnit marks a unit succeeded and advances its bookmark to the
+// newest updated_at the unit saw (never backwards). full records a complete
+// listing.
+func CompleteUnit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) error {
+	_, err := tx.Exec(ctx, `WITH u AS (
+    UPDATE sync_run_units SET state = 'succeeded', finished_at = now(), error = NULL
+    WHERE run_id = $1 AND account_id = $2 AND entity = $3 RETURNING max_updated_at)
+INSERT INTO sync_bookmarks (account_id, entity, bookmark, last_full_at, last_success_at)
+SELECT $2, $3, u.max_updated_at, CASE WHEN $4 THEN now() END, now() FROM u
+ON CONFLICT (account_id, entity) DO UPDATE SET
+    bookmark = GREATEST(sync_bookmarks.bookmark, EXCLUDED.bookmark),
+    last_full_at = COALESCE(EXCLUDED.last_full_at, sync_bookmarks.last_full_at),
+    last_success_at = EXCLUDED.last_success_at`, k.RunID, k.AccountID, k.Entity, full)
+	return err
+}
+
+// EndUnit marks a unit failed or skipped with a reason, and returns whether
+// the run is now finished.
+func EndUnit(ctx context.Context, tx pgx.Tx, k UnitKey, state, reason string) (bool, error) {
+	var r *string
+	if reason != "" {
+		r = &reason
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, error, finished_at)
+VALUES ($1, $2, $3, $4, $5, now())
+ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = EXCLUDED.state, error = EXCLUDED.error,
+    finished_at = now()`, k.RunID, k.AccountID, k.Entity, state, r); err != nil {
+		return false, err
+	}
+	// A unit that ends without completing never sweeps: forget what it saw.
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		k.RunID, k.AccountID, k.Entity); err != nil {
+		return false, err
+	}
+	return FinishRunIfDone(ctx, tx, k.RunID)
+}
+
+// FinishRunIfDone sets the run's outcome and counts once no unit is
+// pending or running: the unit that finishes last does it (the run row's
+// lock orders concurrent finishers). Outcome: failed when every unit that
+// ran failed, partial when some did, succeeded otherwise.
+func FinishRunIfDone(ctx context.Context, tx pgx.Tx, runID int64) (bool, error) {
+	var outcome string
+	if err := tx.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`, runID).Scan(&outcome); err != nil {
+		return false, err
+	}
+	if outcome != "running" {
+		return true, nil
+	}
+	var open, failed, ok int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state IN ('pending', 'running')),
+    count(*) FILTER (WHERE state = 'failed'), count(*) FILTER (WHERE state = 'succeeded')
+FROM sync_run_units WHERE run_id = $1`, runID).Scan(&open, &failed, &ok); err != nil {
+		return false, err
+	}
+	if open > 0 {
+		return false, nil
+	}
+	outcome = "succeeded"
+	switch {
+	case failed > 0 && ok == 0:
+		outcome = "failed"
+	case failed > 0:
+		outcome = "partial"
+	}
+	_, err := tx.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = COALESCE((
+    SELECT jsonb_object_agg(entity, c) FROM (
+        SELECT entity, jsonb_build_object('fetched', sum(fetched), 'inserted', sum(inserted), 'updated', sum(updated),
+            'unchanged', sum(unchanged), 'deleted', sum(deleted), 'units', count(*),
+            'failed_units', count(*) FILTER (WHERE state = 'failed'),
+            'skipped_units', count(*) FILTER (WHERE state = 'skipped')) AS c
+        FROM sync_run_units WHERE run_id = $1 GROUP BY entity) e), '{}'),
+    error = (SELECT string_agg(DISTINCT CASE WHEN account_id = '' THEN entity ELSE entity || ' ' || account_id END || ': ' || error, '; ')
+        FROM sync_run_units WHERE run_id = $1 AND state = 'failed')
+WHERE id = $1`, runID, outcome)
+	return true, err
+}
+
+// EntityCounts are one entity's totals in a run.
+type EntityCounts struct {
+	Entity                                         string
+	Units, FailedUnits, SkippedUnits, Open         int
+	Fetched, Inserted, Updated, Unchanged, Deleted int64
+}
+
+// Run is a run's record with per-entity totals.
+type Run struct {
+	ID       int64
+	Outcome  string
+	Error    string
+	Entities []EntityCounts
+}
+
+// GetRun reads a run and sums its units per entity.
+func GetRun(ctx context.Context, pool *pgxpool.Pool, runID int64) (Run, error) {
+	r := Run{ID: runID}
+	var e *string
+	if err := pool.QueryRow(ctx, `SELECT outcome, error FROM sync_runs WHERE id = $1`, runID).Scan(&r.Outcome, &e); err != nil {
+		return r, err
+	}
+	if e != nil {
+		r.Error = *e
+	}
+	rows, err := pool.Query(ctx, `SELECT entity, count(*), count(*) FILTER (WHERE state = 'failed'),
+    count(*) FILTER (WHERE state = 'skipped'), count(*) FILTER (WHERE state IN ('pending', 'running')),
+    sum(fetched), sum(inserted), sum(updated), sum(unchanged), sum(deleted)
+FROM sync_run_units WHERE run_id = $1 GROUP BY entity ORDER BY entity`, runID)
+	if err != nil {
+		return r, err
+	}
+	for rows.Next() {
+		var c EntityCounts
+		if err := rows.Scan(&c.Entity, &c.Units, &c.FailedUnits, &c.SkippedUnits, &c.Open,
+			&c.Fetched, &c.Inserted, &c.Updated, &c.Unchanged, &c.Deleted); err != nil {
+			return r, err
+		}
+		r.Entities = append(r.Entities, c)
+	}
+	return r, rows.Err()
+}
+
+// FailRun ends a run that could not fan out: its open units and the run
+// itself are failed with reason.
+func FailRun(ctx context.Context, pool *pgxpool.Pool, runID int64, reason string) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET state = 'failed', error = $2, finished_at = now()
+WHERE run_id = $1 AND state IN ('pending', 'running')`, runID, reason); err != nil {
+			return err
+		}
+		_, err := FinishRunIfDone(ctx, tx, runID)
+		return err
+	})
+}

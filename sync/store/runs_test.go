@@ -1,0 +1,114 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+func setupRuns(t *testing.T) (*pgxpool.Pool, int64) {
+	t.Helper()
+	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	id, err := store.CreateRun(context.Background(), pool, "sync", "manual", map[string]any{"full": false})
+	require.NoError(t, err)
+	return pool, id
+}
+
+func tx(t *testing.T, pool *pgxpool.Pool, f func(pgx.Tx) error) {
+	t.Helper()
+	require.NoError(t, pgx.BeginFunc(context.Background(), pool, f))
+}
+
+func TestBookmarkAdvancesOnlyWhenItsUnitCompletesAndNeverBackwards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	newer := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	tx(t, pool, func(tx pgx.Tx) error {
+		return store.PageProgress(ctx, tx, k, 10, store.MergeCounts{Inserted: 10}, &newer)
+	})
+	bm, err := store.GetBookmark(ctx, pool, "a1", "campaigns")
+	require.NoError(t, err)
+	require.Nil(t, bm.Bookmark, "a page alone does not move the bookmark")
+
+	tx(t, pool, func(tx pgx.Tx) error { return store.CompleteUnit(ctx, tx, k, false) })
+	bm, err = store.GetBookmark(ctx, pool, "a1", "campaigns")
+	require.NoError(t, err)
+	require.Equal(t, newer, bm.Bookmark.UTC())
+	require.Nil(t, bm.LastFullAt)
+	require.NotNil(t, bm.LastSuccessAt)
+
+	// A later unit that saw only older records keeps the bookmark.
+	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k2 := store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}
+	older := newer.Add(-time.Hour)
+	require.NoError(t, store.StartUnit(ctx, pool, k2))
+	tx(t, pool, func(tx pgx.Tx) error {
+		if err := store.PageProgress(ctx, tx, k2, 1, store.MergeCounts{Unchanged: 1}, &older); err != nil {
+			return err
+		}
+		return store.CompleteUnit(ctx, tx, k2, true)
+	})
+	bm, err = store.GetBookmark(ctx, pool, "a1", "campaigns")
+	require.NoError(t, err)
+	require.Equal(t, newer, bm.Bookmark.UTC())
+	require.NotNil(t, bm.LastFullAt)
+}
+
+func TestRunOutcomeIsSetByTheLastUnitToFinish(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	keys := []store.UnitKey{{RunID: run, AccountID: "a1", Entity: "campaigns"}, {RunID: run, AccountID: "a2", Entity: "campaigns"},
+		{RunID: run, AccountID: "a1", Entity: "cards"}}
+	tx(t, pool, func(tx pgx.Tx) error {
+		for _, k := range keys {
+			if _, err := store.AddUnit(ctx, tx, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	tx(t, pool, func(tx pgx.Tx) error {
+		if err := store.PageProgress(ctx, tx, keys[0], 5, store.MergeCounts{Inserted: 3, Updated: 1, Unchanged: 1, Deleted: 1}, nil); err != nil {
+			return err
+		}
+		if err := store.CompleteUnit(ctx, tx, keys[0], false); err != nil {
+			return err
+		}
+		done, err := store.FinishRunIfDone(ctx, tx, run)
+		require.False(t, done)
+		return err
+	})
+	tx(t, pool, func(tx pgx.Tx) error {
+		done, err := store.EndUnit(ctx, tx, keys[1], store.UnitFailed, "campaigns account a2: HTTP 404")
+		require.False(t, done)
+		return err
+	})
+	r, err := store.GetRun(ctx, pool, run)
+	require.NoError(t, err)
+	require.Equal(t, "running", r.Outcome)
+	tx(t, pool, func(tx pgx.Tx) error {
+		done, err := store.EndUnit(ctx, tx, keys[2], store.UnitSkipped, "already queued or running")
+		require.True(t, done)
+		return err
+	})
+	r, err = store.GetRun(ctx, pool, run)
+	require.NoError(t, err)
+	require.Equal(t, "partial", r.Outcome)
+	require.Contains(t, r.Error, "campaigns a2: campaigns account a2: HTTP 404")
+	var counts map[string]map[string]int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT counts FROM sync_runs WHERE id = $1`, run).Scan(&counts))
+	require.Equal(t, map[string]int64{"fetched": 5, "inserted": 3, "updated": 1, "unchanged": 1, "deleted": 1,
+		"units": 2, "failed_units": 1, "skipped_units": 0}, counts["campaigns"])
+	require.Equal(t, int64(1), counts["cards"]["skipped_units"])
+}

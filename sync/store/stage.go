@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// StagedRecord is one record of a page, ready to merge.
+type StagedRecord struct {
+	AccountID string
+	ID        string
+	ParentID  string
+	Raw       []byte
+	CreatedAt *time.Time
+	UpdatedAt *time.Time
+	Deleted   bool
+	DocHash   string
+}
+
+// MergeCounts says what a merge did.
+type MergeCounts struct {
+	Inserted, Updated, Unchanged, Deleted int64
+}
+
+// stageDDL creates the session's staging table; ON COMMIT DELETE ROWS empties
+// it at the end of each page's transaction.
+const stageDDL = `CREATE TEMP TABLE IF NOT EXISTS ads_stage (
+    account_id text, id text, parent_id text, raw jsonb, api_created_at timestamptz,
+    api_updated_at timestamptz, deleted boolean, doc_hash text) ON COMMIT DELETE ROWS`
+
+var stageColumns = []string{"account_id", "id", "parent_id", "raw", "api_created_at", "api_updated_at", "deleted", "doc_hash"}
+
+// MergePage copies recs into the staging table and runs mergeSQL (see
+// ads.Entity.MergeSQL), which returns (inserted bool, deleted bool) per
+// written row. Rows not returned were unchanged. recs must not hold one id
+// twice. Call it inside the page's transaction.
+func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRecord) (MergeCounts, error) {
+	var mc MergeCounts
+	if len(recs) == 0 {
+		return mc, nil
+	}
+	if _, err := tx.Exec(ctx, stageDDL); err != nil {
+		return mc, err
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ads_stage"}, stageColumns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
+		r := &recs[i]
+		return []any{r.AccountID, r.ID, r.ParentID, string(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash}, nil
+	})); err != nil {
+		return mc, err
+	}
+	rows, err := tx.Query(ctx, mergeSQL)
+	if err != nil {
+		return mc, err
+	}
+	defer rows.Close()
+	var written int64
+	for rows.Next() {
+		var inserted, deleted bool
+		if err := rows.Scan(&inserted, &deleted); err != nil {
+			return mc, err
+		}
+		written++
+		if inserted {
+			mc.Inserted++
+		} else {
+			mc.Updated++
+		}
+		if deleted {
+			mc.Deleted++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return mc, err
+	}
+	mc.Unchanged = int64(len(recs)) - written
+	return mc, nil
+}
+
+// MarkSeen records ids listed by a complete unit, for the sweep at its end.
+func MarkSeen(ctx context.Context, tx pgx.Tx, runID int64, accountID, entity string, ids []string) error {
+	_, err := tx.Exec(ctx, `INSERT INTO sync_unit_seen (run_id, account_id, entity, id)
+SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`, runID, accountID, entity, ids)
+	return err
+}
+
+// Sweep runs sweepSQL (see ads.Entity.SweepSQL) and forgets the unit's seen
+// ids; it returns how many rows became tombstones.
+func Sweep(ctx context.Context, tx pgx.Tx, sweepSQL string, runID int64, accountID, entity string) (int64, error) {
+	tag, err := tx.Exec(ctx, sweepSQL, runID, accountID, entity)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		runID, accountID, entity); err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
