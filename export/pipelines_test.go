@@ -11,8 +11,8 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/hashing"
-	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/adsync/adsync/sync/posts"
 	"github.com/jackc/pgx/v5"

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
 // syncBundle is a fake service, a migrated database and a running worker.
 type syncBundle struct {
 	fake   *jobstest.Fake
