@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/adsync/adsync/export/exporttest"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/migrations"
 	"github.com/adsync/adsync/sync/store"
@@ -82,35 +82,9 @@ func insertItems(t *testing.T, pool *pgxpool.Pool, from, to int) {
 }
 
 // duck reads files with DuckDB through Node.
-type duckFile struct {
-	File    string `json:"file"`
-	Rows    int64  `json:"rows"`
-	Columns []struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-	} `json:"columns"`
-}
-
-type duckResult struct {
-	Files   []duckFile                  `json:"files"`
-	Queries map[string][]map[string]any `json:"queries"`
-}
-
-func duck(t *testing.T, files []string, queries map[string]string) duckResult {
+func duck(t *testing.T, files []string, queries map[string]string) exporttest.Result {
 	t.Helper()
-	_, err := os.Stat("testdata/node_modules/@duckdb/node-api")
-	require.NoError(t, err, "DuckDB's Node API is missing: run make test-deps (bash .ci/test-deps)")
-	req, _ := json.Marshal(map[string]any{"files": files, "queries": queries})
-	cmd := exec.Command("node", "testdata/duckdb_check.mjs", string(req))
-	out, err := cmd.Output()
-	var stderr []byte
-	if ee, ok := err.(*exec.ExitError); ok {
-		stderr = ee.Stderr
-	}
-	require.NoError(t, err, "duckdb: %s", stderr)
-	var res duckResult
-	require.NoError(t, json.Unmarshal(out, &res), string(out))
-	return res
+	return exporttest.Duck(t, files, queries)
 }
 
 func files(res *Result, out string) []string {

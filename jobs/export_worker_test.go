@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
 func TestExportJobWaitsForARunningSyncThenExports(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -1,0 +1,71 @@
+// Package exporttest reads Parquet files with DuckDB, a reader adsync did
+// not write, through its Node API (installed by `make test-deps` under
+// export/testdata).
+package exporttest
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// File is what DuckDB reports of one file.
+type File struct {
+	File    string `json:"file"`
+	Rows    int64  `json:"rows"`
+	Columns []struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"columns"`
+}
+
+// Result holds every file's report and every query's rows.
+type Result struct {
+	Files   []File                      `json:"files"`
+	Queries map[string][]map[string]any `json:"queries"`
+}
+
+// testdata is export/testdata, found from this file's location.
+func testdata() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "testdata")
+}
+
+// Duck reads files (row counts and column types) and runs queries with DuckDB.
+func Duck(t testing.TB, files []string, queries map[string]string) Result {
+	t.Helper()
+	dir := testdata()
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
+		t.Fatalf("DuckDB's Node API is missing: run make test-deps (bash .ci/test-deps): %v", err)
+	}
+	req, _ := json.Marshal(map[string]any{"files": files, "queries": queries})
+	cmd := exec.Command("node", filepath.Join(dir, "duckdb_check.mjs"), string(req))
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("duckdb: %v: %s", err, stderr)
+	}
+	var res Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("duckdb output: %v: %s", err, out)
+	}
+	return res
+}
+
+// Types maps each column of f to its DuckDB type, without the Hive
+// partition column dt.
+func (f File) Types() map[string]string {
+	out := map[string]string{}
+	for _, c := range f.Columns {
+		if c.Name != "dt" {
+			out[c.Name] = c.Type
+		}
+	}
+	return out
+}
