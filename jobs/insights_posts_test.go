@@ -103,10 +103,8 @@ func TestScheduledPostsJobFetchesAdsAndConfiguredIDs(t *testing.T) {
 	}
 	require.NotEmpty(t, published)
 	ctx := context.Background()
-	_, err := b.pool.Exec(ctx, `CREATE TABLE posts (account_id text, id text, post_type text, deleted boolean, raw jsonb)`)
-	require.NoError(t, err)
 	for _, id := range published {
-		_, err := b.pool.Exec(ctx, `INSERT INTO posts VALUES ('a', $1, 'PUBLISHED', false, '{}')`, id)
+		_, err := b.pool.Exec(ctx, `INSERT INTO posts (account_id, id, post_type, deleted, raw, doc_hash) VALUES ('a', $1, 'PUBLISHED', false, '{}', 'h')`, id)
 		require.NoError(t, err)
 	}
 	ev := b.runJob(t, jobs.PostsFetchArgs{FromAds: true, FromConfig: true})

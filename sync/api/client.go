@@ -272,14 +272,12 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			}
 			continue
 		case status == http.StatusUnauthorized && req.Auth == AuthBearer && !reauthed:
-			herr := decodeError(status, endpoint, body)
-			if errors.Is(herr, ErrInvalidToken) {
-				// The cached bearer token was invalidated: drop it and obtain a new one, once.
-				c.cfg.Bearer.Invalidate(ctx, c, bearer)
-				reauthed = true
-				continue
-			}
-			return nil, herr
+			// The cached bearer token is not accepted (invalidated: 401 code
+			// 89; or unknown to the service: a v2 401 problem): drop it and
+			// obtain a new one, once.
+			c.cfg.Bearer.Invalidate(ctx, c, bearer)
+			reauthed = true
+			continue
 		case status >= 500:
 			failures++
 			herr := decodeError(status, endpoint, body)

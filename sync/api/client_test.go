@@ -318,3 +318,22 @@ func TestBadBaseURLIsRejected(t *testing.T) {
 	_, err = api.NewClient(api.Config{APIURL: "http://x"})
 	require.ErrorContains(t, err, "no ads URL")
 }
+
+func TestBearerTokenTheServiceDoesNotKnowIsReplacedOnce(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, nil)
+	ctx := context.Background()
+	store := api.NewMemoryBearerStore()
+	cfg := f.config()
+	cfg.Bearer = api.NewBearerSource(store)
+	c := newClient(t, cfg)
+	// A token cached from another service instance (or application).
+	creds := c.Credentials()
+	stale := "AAAA-not-issued-by-this-service"
+	require.NoError(t, store.Save(ctx, api.AppKeyForTest(creds), creds, stale, time.Now()))
+	_, err := getPosts(ctx, c)
+	require.NoError(t, err)
+	st := f.srv.Stats()
+	require.Equal(t, 1, st.Family("GET /2/posts").ByStatus[401])
+	require.Equal(t, 1, st.Family("POST /oauth2/token").Requests)
+}

@@ -67,7 +67,7 @@ func TestAnIDTheAnswerDoesNotMentionCountsAsNotFound(t *testing.T) {
 	require.False(t, found)
 }
 
-func TestAdsPostIDsNeedTheAdsSyncTables(t *testing.T) {
+func TestAdsPostIDsNeedASyncFirst(t *testing.T) {
 	t.Parallel()
 	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
 	_, err := posts.AdsPostIDs(context.Background(), pool)
@@ -79,23 +79,23 @@ func TestAdsPostIDsTakeLivePublishedPostsAndPromotedPosts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	// Rows as the advertising sync stores them.
 	_, err := pool.Exec(ctx, `
-		CREATE TABLE posts (account_id text, id text, post_type text, deleted boolean, raw jsonb, PRIMARY KEY (account_id, id));
-		INSERT INTO posts VALUES ('a', '101', 'PUBLISHED', false, '{}'), ('a', '102', 'DRAFT', false, '{}'),
-			('a', '103', 'PUBLISHED', true, '{}'), ('b', '104', 'SCHEDULED', false, '{}'), ('b', '105', 'PUBLISHED', false, '{}')`)
+		INSERT INTO posts (account_id, id, post_type, deleted, raw, doc_hash) VALUES
+			('a', '101', 'PUBLISHED', false, '{}', 'h'), ('a', '102', 'DRAFT', false, '{}', 'h'),
+			('a', '103', 'PUBLISHED', true, '{}', 'h'), ('b', '104', 'SCHEDULED', false, '{}', 'h'), ('b', '105', 'PUBLISHED', false, '{}', 'h')`)
 	require.NoError(t, err)
 	ids, err := posts.AdsPostIDs(ctx, pool)
 	require.NoError(t, err)
-	require.Equal(t, []string{"101", "105"}, ids, "only posts table present")
+	require.Equal(t, []string{"101", "105"}, ids, "live published posts only")
 
 	_, err = pool.Exec(ctx, `
-		CREATE TABLE promoted_posts (account_id text, id text, raw jsonb, PRIMARY KEY (account_id, id));
-		INSERT INTO promoted_posts VALUES ('a', 'p1', '{"post_id":"105"}'), ('a', 'p2', '{"post_id":"201","deleted":true}'),
-			('b', 'p3', '{"post_id":"202"}'), ('b', 'p4', '{}')`)
+		INSERT INTO promoted_posts (account_id, id, post_id, deleted, raw, doc_hash) VALUES
+			('a', 'p1', '105', false, '{}', 'h'), ('a', 'p2', '201', true, '{}', 'h'), ('b', 'p3', '202', false, '{}', 'h'), ('b', 'p4', NULL, false, '{}', 'h')`)
 	require.NoError(t, err)
 	ids, err = posts.AdsPostIDs(ctx, pool)
 	require.NoError(t, err)
-	require.Equal(t, []string{"101", "105", "201", "202"}, ids)
+	require.Equal(t, []string{"101", "105", "201", "202"}, ids, "plus the posts of every promotion, without duplicates")
 }
 
 func storeBody(t *testing.T, pool *pgxpool.Pool, requested []string, body string, now time.Time) posts.Stored {

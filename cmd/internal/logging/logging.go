@@ -38,7 +38,12 @@ func New(w io.Writer, level string) (*zap.Logger, error) {
 }
 
 // Slog bridges l to log/slog for libraries (River) that log through slog.
+// River's own info messages (clients starting and stopping) are kept for
+// debug runs; otherwise only its warnings and errors pass.
 func Slog(l *zap.Logger) *slog.Logger {
+	if !l.Core().Enabled(zapcore.DebugLevel) {
+		l = l.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
+	}
 	return slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName("river")))
 }
 

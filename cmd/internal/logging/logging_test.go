@@ -41,3 +41,18 @@ func TestUnknownLevelIsRejected(t *testing.T) {
 	_, err := New(&bytes.Buffer{}, "loud")
 	require.ErrorContains(t, err, `"loud"`)
 }
+
+func TestSlogBridgeDropsRiverInfoUnlessDebugging(t *testing.T) {
+	t.Parallel()
+	var info, debug bytes.Buffer
+	li, err := New(&info, "info")
+	require.NoError(t, err)
+	Slog(li).Info("River client started")
+	Slog(li).Warn("River warning")
+	require.NotContains(t, info.String(), "client started")
+	require.Contains(t, info.String(), "River warning")
+	ld, err := New(&debug, "debug")
+	require.NoError(t, err)
+	Slog(ld).Info("River client started")
+	require.Contains(t, debug.String(), "client started")
+}

@@ -1,0 +1,44 @@
+package adsynccmd
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunCompletesAPipelinePassEndToEndAgainstTheFake(t *testing.T) {
+	t.Parallel()
+	db := localpg.NewDatabase(t)
+	out := t.TempDir()
+	conf := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(conf, []byte("export:\n  out: "+out+"\n"), 0o600))
+
+	r := run(t, "run", "--database-url", db, "--config", conf)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "fake service: http://127.0.0.1:")
+	require.Regexp(t, `sync run \d+ succeeded`, r.stdout)
+	require.Regexp(t, `campaigns\s+75\s+75\s+0\s+0\s+\d+\s+0`, r.stdout, "first pass inserts every campaign")
+	require.Contains(t, r.stdout, "invalid: line 102:", "the sample file's bad rows are reported")
+	require.Contains(t, r.stdout, "users accepted: 3000")
+	require.Regexp(t, `1 keyword sets, 1 windows, \d+ requests, \d+ volume buckets stored`, r.stdout)
+	require.Regexp(t, `found\s+[1-9]\d*`, r.stdout)
+	m := regexp.MustCompile(`export run \d+: (\d+) rows`).FindStringSubmatch(r.stdout)
+	require.NotNil(t, m, r.stdout)
+	rows, _ := strconv.Atoi(m[1])
+	require.Greater(t, rows, 1000)
+	files, _ := filepath.Glob(filepath.Join(out, "campaigns", "dt=*", "*.parquet"))
+	require.Len(t, files, 1)
+	require.Contains(t, r.stdout, "What to try next")
+
+	// A second pass: the sync finds everything unchanged, the same file is skipped.
+	r = run(t, "run", "--database-url", db, "--config", conf)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Regexp(t, `campaigns\s+75\s+0\s+0\s+75\s+0\s+0`, r.stdout, "unchanged records are neither updated nor counted as deleted again")
+	require.Contains(t, r.stdout, "skipped:")
+	require.NotContains(t, r.stdout+r.stderr, "fake-consumer-secret")
+}

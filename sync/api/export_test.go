@@ -1,0 +1,4 @@
+package api
+
+// AppKeyForTest exposes the bearer cache's application key to tests.
+var AppKeyForTest = appKey
