@@ -205,6 +205,11 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, t Table, pw *partWrite
 	cols := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		cols[i] = c.expr()
+		if c.Kind == JSON {
+			// Text, not jsonb: the file stores the JSON text, and decoding it
+			// into Go values only to encode it again would dominate the cost.
+			cols[i] = "(" + cols[i] + ")::text"
+		}
 	}
 	order := t.OrderBy
 	if order == "" {

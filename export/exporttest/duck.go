@@ -26,6 +26,8 @@ type File struct {
 type Result struct {
 	Files   []File                      `json:"files"`
 	Queries map[string][]map[string]any `json:"queries"`
+	// Millis is each query's run time inside DuckDB, in milliseconds.
+	Millis map[string]float64 `json:"millis"`
 }
 
 // testdata is export/testdata, found from this file's location.

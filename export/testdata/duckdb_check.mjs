@@ -7,7 +7,7 @@ const req = JSON.parse(process.argv[2]);
 const inst = await DuckDBInstance.create(':memory:');
 const con = await inst.connect();
 const quote = (s) => "'" + s.replaceAll("'", "''") + "'";
-const out = { files: [], queries: {} };
+const out = { files: [], queries: {}, millis: {} };
 for (const f of req.files ?? []) {
   const count = await con.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM read_parquet(${quote(f)})`);
   const desc = await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quote(f)})`);
@@ -18,7 +18,9 @@ for (const f of req.files ?? []) {
   });
 }
 for (const [name, sql] of Object.entries(req.queries ?? {})) {
+  const start = performance.now();
   const r = await con.runAndReadAll(sql);
+  out.millis[name] = performance.now() - start;
   out.queries[name] = r.getRowObjectsJson();
 }
 console.log(JSON.stringify(out));
