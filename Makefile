@@ -30,9 +30,9 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## bench: benchmarks and soaks (longer than the tests)
+## bench: the benchmarks, each figure beside its baseline measured in the same run
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 20m ./...
+	@bash .ci/bench
 
 ## lint: staticcheck, pinned
 lint:

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/adsync/adsync/cmd/internal/logging"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/schollz/progressbar/v3"
@@ -171,18 +170,11 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 // then prints its report.
 func (a *app) waitUpload(ctx context.Context, deps *jobs.Deps, id int64) error {
 	// No schedules: this process only helps the queues until the upload ends.
-	worker, err := jobs.NewClient(deps, jobs.Options{Concurrency: a.concurrency(), Work: true, Slog: logging.Slog(a.log)})
+	_, stop, err := a.startWorking(ctx, deps, false)
 	if err != nil {
 		return err
 	}
-	if err := worker.Start(ctx); err != nil {
-		return err
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_ = worker.Stop(sctx)
-	}()
+	defer func() { _ = stop(30 * time.Second) }()
 	// The progress bar is for people: only on a terminal.
 	tty, isTTY := a.stderr.(*os.File)
 	isTTY = isTTY && term.IsTerminal(int(tty.Fd()))

@@ -2,6 +2,7 @@ package adsynccmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -41,7 +42,8 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	deps := &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap), ExportOut: a.cfg.Export.Out, Metrics: a.metrics}
+	deps := &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap),
+		SyncPageSize: a.cfg.Sync.PageSize, ExportOut: a.cfg.Export.Out, Metrics: a.metrics}
 	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
 	return deps, nil
 }
@@ -58,13 +60,58 @@ func requireMigrated(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
-// riverClient builds a River client; work makes it run jobs (with the
-// configured queues and schedules) rather than only insert them.
+// riverClient builds a River client that only inserts jobs.
 func (a *app) riverClient(deps *jobs.Deps, work bool) (*river.Client[pgx.Tx], error) {
-	return jobs.NewClient(deps, jobs.Options{
-		Concurrency: a.concurrency(),
-		Schedules:   a.schedules(),
-		Work:        work,
-		Slog:        logging.Slog(a.log),
-	})
+	if work {
+		return nil, fmt.Errorf("internal: use startWorking to run jobs")
+	}
+	return jobs.NewClient(deps, jobs.Options{Slog: logging.Slog(a.log)})
+}
+
+// startWorking starts a River client that runs jobs in this process (the
+// configured queues; the schedules too when schedules is set), registered
+// as a live worker so that, should this process die, other workers hand
+// its running jobs back at once. stop stops the client (waiting for jobs in
+// flight up to timeout, then cancelling them) and the registration.
+func (a *app) startWorking(ctx context.Context, deps *jobs.Deps, schedules bool) (*river.Client[pgx.Tx], func(timeout time.Duration) error, error) {
+	id := jobs.NewClientID()
+	opts := jobs.Options{Concurrency: a.concurrency(), Work: true, Slog: logging.Slog(a.log),
+		JobTimeout: time.Duration(a.cfg.Worker.JobTimeout), ClientID: id}
+	if schedules {
+		opts.Schedules = a.schedules()
+	}
+	client, err := jobs.NewClient(deps, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	live := &jobs.Liveness{Pool: deps.Pool, Log: a.log, ClientID: id,
+		Interval: time.Duration(a.cfg.Worker.Heartbeat), DeadAfter: time.Duration(a.cfg.Worker.DeadAfter)}
+	// The registration and the jobs outlive a cancelled ctx until stop: a
+	// signal must not cut jobs in flight short.
+	runCtx := context.WithoutCancel(ctx)
+	stopLive, err := live.Start(runCtx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := client.Start(runCtx); err != nil {
+		stopLive()
+		return nil, nil, fmt.Errorf("starting the workers: %w", err)
+	}
+	stop := func(timeout time.Duration) error {
+		sctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		err := client.Stop(sctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			a.log.Warn("jobs still running at the shutdown timeout: cancelling them")
+			cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err = client.StopAndCancel(cctx)
+			ccancel()
+		}
+		stopLive()
+		if errors.Is(err, context.Canceled) {
+			err = nil
+		}
+		return err
+	}
+	return client, stop, nil
 }

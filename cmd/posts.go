@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
-	"github.com/adsync/adsync/cmd/internal/logging"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/posts"
 	"github.com/riverqueue/river"
@@ -84,17 +84,18 @@ post_metrics_daily. With --wait the job runs in this process and a summary is pr
 // postsFetchWait runs args on an in-process worker (no schedules) and
 // prints the job's summary.
 func (a *app) postsFetchWait(ctx context.Context, deps *jobs.Deps, args jobs.PostsFetchArgs) error {
-	client, err := jobs.NewClient(deps, jobs.Options{Concurrency: a.concurrency(), Work: true, Slog: logging.Slog(a.log)})
+	inserter, err := a.riverClient(deps, false)
 	if err != nil {
 		return err
 	}
+	client, stop, err := a.startWorking(ctx, deps, false)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stop(30 * time.Second) }()
 	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed)
 	defer cancel()
-	if err := client.Start(ctx); err != nil {
-		return fmt.Errorf("starting the worker: %w", err)
-	}
-	defer func() { _ = client.Stop(context.WithoutCancel(ctx)) }()
-	res, err := client.Insert(ctx, args, nil)
+	res, err := inserter.Insert(ctx, args, nil)
 	if err != nil {
 		return fmt.Errorf("queueing the posts fetch: %w", err)
 	}

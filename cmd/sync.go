@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/adsync/adsync/cmd/internal/logging"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/store"
@@ -68,8 +67,7 @@ func (a *app) sync(ctx context.Context, args jobs.SyncRunArgs, wait bool) error 
 	if err != nil {
 		return err
 	}
-	// The in-process worker of --wait runs this run only: no schedules.
-	client, err := jobs.NewClient(deps, jobs.Options{Concurrency: a.concurrency(), Work: wait, Slog: logging.Slog(a.log)})
+	inserter, err := a.riverClient(deps, false)
 	if err != nil {
 		return err
 	}
@@ -78,21 +76,19 @@ func (a *app) sync(ctx context.Context, args jobs.SyncRunArgs, wait bool) error 
 		return err
 	}
 	args.RunID = id
-	if _, err := client.Insert(ctx, args, nil); err != nil {
+	if _, err := inserter.Insert(ctx, args, nil); err != nil {
 		return err
 	}
 	if !wait {
 		fmt.Fprintf(a.stdout, "sync run %d queued\n", id)
 		return nil
 	}
-	if err := client.Start(ctx); err != nil {
+	// The in-process worker of --wait: no schedules.
+	_, stop, err := a.startWorking(ctx, deps, false)
+	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_ = client.Stop(sctx)
-	}()
+	defer func() { _ = stop(30 * time.Second) }()
 	run, err := a.waitRun(ctx, deps, id)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package adsynccmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -46,10 +45,6 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 	if err != nil {
 		return err
 	}
-	client, err := a.riverClient(deps, true)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", httpAddr)
 	if err != nil {
 		return fmt.Errorf("listening on %s for health and metrics: %w", httpAddr, err)
@@ -74,14 +69,13 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 
-	// Jobs and metrics run on their own context: a signal must not cancel
-	// jobs in flight before they get their chance to finish.
+	client, stop, err := a.startWorking(ctx, deps, true)
+	if err != nil {
+		_ = srv.Close()
+		return err
+	}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
-	if err := client.Start(runCtx); err != nil {
-		_ = srv.Close()
-		return fmt.Errorf("starting the workers: %w", err)
-	}
 	a.metrics.WatchJobs(runCtx, client)
 	running.Store(true)
 	a.log.Info("worker started", zap.String("http_addr", ln.Addr().String()), zap.Any("queues", a.concurrency()))
@@ -90,20 +84,12 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 	<-ctx.Done()
 	a.log.Info("shutting down: no new jobs; waiting for jobs in flight", zap.Duration("timeout", shutdownTimeout))
 	running.Store(false)
-	stopCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	err = client.Stop(stopCtx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		a.log.Warn("jobs still running at the shutdown timeout: cancelling them")
-		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err = client.StopAndCancel(cctx)
-		ccancel()
-	}
+	err = stop(shutdownTimeout)
 	hctx, hcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	_ = srv.Shutdown(hctx)
 	hcancel()
 	stopRun()
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if err != nil {
 		return fmt.Errorf("stopping the workers: %w", err)
 	}
 	fmt.Fprintln(a.stdout, "worker stopped")

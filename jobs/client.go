@@ -57,6 +57,8 @@ type Options struct {
 	FetchPollInterval time.Duration
 	// JobTimeout bounds one job attempt (default 30 minutes).
 	JobTimeout time.Duration
+	// ClientID names the River client (see Liveness); empty lets River pick.
+	ClientID string
 }
 
 // NewClient builds a River client over deps.Pool with every worker
@@ -65,7 +67,7 @@ func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
 	if deps.Pool == nil {
 		return nil, errors.New("jobs: no database pool")
 	}
-	cfg := &river.Config{Logger: opts.Slog}
+	cfg := &river.Config{Logger: opts.Slog, ID: opts.ClientID}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

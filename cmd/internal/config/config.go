@@ -32,6 +32,7 @@ type Config struct {
 	Queues    Queues    `yaml:"queues"`
 	Sync      Sync      `yaml:"sync"`
 	Export    Export    `yaml:"export"`
+	Worker    Worker    `yaml:"worker"`
 	Insights  Insights  `yaml:"insights"`
 	Posts     Posts     `yaml:"posts"`
 }
@@ -77,6 +78,18 @@ type Sync struct {
 	// Overlap is subtracted from a bookmark so records updated around the
 	// previous run's end are seen again.
 	Overlap Duration `yaml:"overlap"`
+	// PageSize is the records per page; 0 uses each endpoint's maximum.
+	PageSize int `yaml:"page_size"`
+}
+
+// Worker tunes how workers run jobs and notice each other's deaths.
+type Worker struct {
+	// JobTimeout bounds one job attempt.
+	JobTimeout Duration `yaml:"job_timeout"`
+	// Heartbeat is how often a worker records that it is alive; a worker
+	// silent for DeadAfter is dead and its running jobs go back to the queue.
+	Heartbeat Duration `yaml:"heartbeat"`
+	DeadAfter Duration `yaml:"dead_after"`
 }
 
 // Insights lists the keyword sets the insights pipeline fetches.
@@ -137,6 +150,7 @@ func Default() Config {
 		Queues: Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
 		Sync:   Sync{Overlap: Duration(time.Hour)},
 		Export: Export{Out: "out"},
+		Worker: Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second)},
 	}.withPipelineDefaults()
 }
 
@@ -266,6 +280,16 @@ func (c Config) Validate() error {
 	}
 	if c.Sync.Overlap < 0 {
 		return fmt.Errorf("sync.overlap: must not be negative")
+	}
+	if c.Sync.PageSize < 0 || c.Sync.PageSize > 1000 {
+		return fmt.Errorf("sync.page_size: %d out of range 0-1000 (0: each endpoint's maximum)", c.Sync.PageSize)
+	}
+	if c.Worker.JobTimeout <= 0 || c.Worker.Heartbeat <= 0 {
+		return fmt.Errorf("worker.job_timeout and worker.heartbeat must be positive")
+	}
+	if c.Worker.DeadAfter < 2*c.Worker.Heartbeat {
+		return fmt.Errorf("worker.dead_after (%s) must be at least twice worker.heartbeat (%s)",
+			time.Duration(c.Worker.DeadAfter), time.Duration(c.Worker.Heartbeat))
 	}
 	return c.validatePipelines()
 }

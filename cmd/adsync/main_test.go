@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/migrations"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests run adsync as separate processes (the test binary re-executed
+// as adsync), so they can kill workers mid-flight and run several at once.
+
+const asMainEnv = "ADSYNC_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(localpg.Main(m))
+}
+
+// env is a fake service, a migrated database and a configuration for
+// adsync processes.
+type env struct {
+	srv  *fixtures.Server
+	db   string
+	pool *pgxpool.Pool
+	conf string
+	dir  string
+}
+
+// newEnv serves a fake built from tweak and writes a configuration with
+// extra appended (YAML).
+func newEnv(t *testing.T, tweak func(*fixtures.Options), extra string) *env {
+	t.Helper()
+	opts := fixtures.DefaultOptions()
+	if tweak != nil {
+		tweak(&opts)
+	}
+	srv := fixtures.New(opts)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	e := &env{srv: srv, db: localpg.NewDatabase(t), dir: t.TempDir()}
+	ctx := context.Background()
+	pool, err := store.Connect(ctx, e.db, store.ConnectOptions{MaxConns: 8})
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = migrations.Migrate(ctx, pool, nil)
+	require.NoError(t, err)
+	e.pool = pool
+	apiURL, adsURL, sb := srv.URLs(hs.URL)
+	conf := fmt.Sprintf(`database_url: %q
+log_level: warn
+api:
+  url: %s
+  ads_url: %s
+  sandbox_ads_url: %s
+  consumer_key: %s
+  consumer_secret: %s
+  access_token: %q
+  access_secret: %q
+  timeout: 10s
+schedules: {sync: "", insights: "", posts: "", export: ""}
+worker: {heartbeat: 200ms, dead_after: 1s, job_timeout: 1m}
+export: {out: %q}
+`, e.db, apiURL, adsURL, sb, opts.ConsumerKey, opts.ConsumerSecret, opts.OwnerToken, opts.OwnerSecret, filepath.Join(e.dir, "out"))
+	e.conf = filepath.Join(e.dir, "adsync.yaml")
+	require.NoError(t, os.WriteFile(e.conf, []byte(conf+extra), 0o600))
+	return e
+}
+
+// proc is a running adsync process.
+type proc struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	out    strings.Builder
+	done   chan struct{}
+	status int
+}
+
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// start runs adsync args with the env's configuration.
+func (e *env) start(t *testing.T, args ...string) *proc {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(self, append(args, "--config", e.conf)...)
+	cmd.Env = append(os.Environ(), asMainEnv+"=1")
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.out.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+		}
+	}()
+	require.NoError(t, cmd.Start())
+	go func() {
+		err := cmd.Wait()
+		_ = pw.Close()
+		p.status = cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			p.status = -int(ws.Signal())
+		}
+		_ = err
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.kill() })
+	return p
+}
+
+// run runs adsync args to the end and returns its exit status and output.
+func (e *env) run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	p := e.start(t, args...)
+	select {
+	case <-p.done:
+	case <-time.After(3 * time.Minute):
+		p.kill()
+		t.Fatalf("adsync %v did not finish: %s", args, p.output())
+	}
+	time.Sleep(10 * time.Millisecond) // let the output reader drain
+	return p.status, p.output()
+}
+
+// kill sends SIGKILL: no shutdown, no cleanup.
+func (p *proc) kill() {
+	select {
+	case <-p.done:
+	default:
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (p *proc) stop(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		t.Fatalf("the worker did not stop on SIGTERM: %s", p.output())
+	}
+	require.Equal(t, 0, p.status, p.output())
+}
+
+// worker starts adsync worker on a free port.
+func (e *env) worker(t *testing.T) *proc {
+	t.Helper()
+	return e.start(t, "worker", "--http-addr", "127.0.0.1:0", "--shutdown-timeout", "20s")
+}
+
+var runIDPattern = regexp.MustCompile(`sync run (\d+) queued`)
+
+// queueSync queues a sync run and returns its id.
+func (e *env) queueSync(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out := e.run(t, append([]string{"sync"}, args...)...)
+	require.Equal(t, 0, code, out)
+	m := runIDPattern.FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	return m[1]
+}
+
+// outcome reads a run's outcome.
+func (e *env) outcome(t *testing.T, id string) string {
+	t.Helper()
+	var o string
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT outcome FROM sync_runs WHERE id = $1`, id).Scan(&o))
+	return o
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

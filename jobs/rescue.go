@@ -1,0 +1,124 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.uber.org/zap"
+)
+
+// Liveness lets workers hand back the jobs of a worker that died. River
+// rescues a stuck job only after RescueStuckJobsAfter (an hour by default,
+// longer than any job may run); a worker that was killed is known to be
+// gone much sooner: it stopped beating. Its running jobs go back to the
+// queue at once, without counting the attempt the crash interrupted (every
+// job resumes from its checkpoint and is safe to run again), up to
+// MaxRescues times per job, which stops a job that kills its worker from
+// looping for ever.
+type Liveness struct {
+	Pool *pgxpool.Pool
+	Log  *zap.Logger
+	// ClientID is this worker's River client id.
+	ClientID string
+	// Interval between heartbeats (and rescues); DeadAfter without a
+	// heartbeat makes a worker dead.
+	Interval, DeadAfter time.Duration
+	// MaxRescues bounds how often one job is handed back.
+	MaxRescues int
+}
+
+// NewClientID returns a River client id naming this host and process.
+func NewClientID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("adsync-%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// Start registers the worker and beats until ctx ends; the returned stop
+// removes the registration (a clean exit leaves nothing to rescue).
+func (l *Liveness) Start(ctx context.Context) (stop func(), err error) {
+	if l.Interval <= 0 {
+		l.Interval = 5 * time.Second
+	}
+	if l.DeadAfter <= 0 {
+		l.DeadAfter = 6 * l.Interval
+	}
+	if l.MaxRescues <= 0 {
+		l.MaxRescues = 10
+	}
+	host, _ := os.Hostname()
+	if _, err := l.Pool.Exec(ctx, `INSERT INTO adsync_workers (client_id, hostname, pid) VALUES ($1, $2, $3)
+		ON CONFLICT (client_id) DO UPDATE SET heartbeat_at = now()`, l.ClientID, host, os.Getpid()); err != nil {
+		return nil, fmt.Errorf("registering the worker: %w", err)
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(l.Interval)
+		defer t.Stop()
+		for {
+			l.beat(bctx)
+			select {
+			case <-bctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		ctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+		defer c()
+		_, _ = l.Pool.Exec(ctx, `DELETE FROM adsync_workers WHERE client_id = $1`, l.ClientID)
+	}, nil
+}
+
+// beat records this worker as alive and rescues the jobs of dead ones.
+func (l *Liveness) beat(ctx context.Context) {
+	if _, err := l.Pool.Exec(ctx, `UPDATE adsync_workers SET heartbeat_at = now() WHERE client_id = $1`, l.ClientID); err != nil {
+		if ctx.Err() == nil {
+			l.Log.Warn("worker heartbeat failed", zap.Error(err))
+		}
+		return
+	}
+	n, err := l.Rescue(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.Log.Warn("rescuing the jobs of stopped workers failed", zap.Error(err))
+		}
+		return
+	}
+	if n > 0 {
+		l.Log.Info("handed back the jobs of stopped workers", zap.Int64("jobs", n))
+	}
+}
+
+// Rescue hands back the running jobs of workers whose heartbeat is older
+// than DeadAfter and forgets those workers. It returns the jobs handed back.
+func (l *Liveness) Rescue(ctx context.Context) (int64, error) {
+	tag, err := l.Pool.Exec(ctx, `WITH dead AS (
+			DELETE FROM adsync_workers WHERE heartbeat_at < now() - $1::interval AND client_id <> $2 RETURNING client_id
+		)
+		UPDATE river_job SET
+			state        = CASE WHEN coalesce((metadata->>'adsync_rescues')::int, 0) >= $3 THEN 'discarded'::river_job_state ELSE 'available'::river_job_state END,
+			finalized_at = CASE WHEN coalesce((metadata->>'adsync_rescues')::int, 0) >= $3 THEN now() END,
+			attempt      = CASE WHEN coalesce((metadata->>'adsync_rescues')::int, 0) >= $3 THEN attempt ELSE greatest(attempt - 1, 0) END,
+			scheduled_at = now(),
+			metadata     = jsonb_set(metadata, '{adsync_rescues}', to_jsonb(coalesce((metadata->>'adsync_rescues')::int, 0) + 1)),
+			errors       = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt,
+			               'error', 'the worker running this job stopped (killed or lost) and the job was handed back', 'trace', ''))
+		WHERE state = 'running' AND attempted_by[array_length(attempted_by, 1)] IN (SELECT client_id FROM dead)`,
+		l.DeadAfter.String(), l.ClientID, l.MaxRescues)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
