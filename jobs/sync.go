@@ -272,27 +272,37 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 	}
 	pool := w.deps.Pool
 	u := &ads.Unit{RunID: args.RunID, AccountID: args.AccountID, Entity: e, Full: args.Full, Overlap: w.deps.SyncOverlap}
-	state, err := store.UnitState(ctx, pool, u.Key())
-	if err != nil {
-		return err
-	}
-	if state == store.UnitSucceeded || state == store.UnitFailed || state == store.UnitSkipped {
-		return nil
-	}
-	bm, err := store.GetBookmark(ctx, pool, u.AccountID, e.Name)
-	if err != nil {
-		return err
-	}
-	if e.Reference && !args.Full && bm.LastSuccessAt != nil && time.Since(*bm.LastSuccessAt) < referenceMaxAge {
-		return w.end(ctx, u, store.UnitSkipped, "refreshed less than a day ago")
-	}
-	u.Bookmark = bm.Bookmark
-	if err := store.StartUnit(ctx, pool, u.Key()); err != nil {
-		return err
-	}
 	s := w.deps.syncer()
+	// Everything runs inside the resumable steps: a retry after the "pages"
+	// step completed (a worker killed before the job was marked completed)
+	// must meet that step again, or River refuses the retry.
 	var stepErr error
+	skipped := false
 	river.ResumableStepCursor(ctx, "pages", nil, func(ctx context.Context, cur ads.Cursor) error {
+		state, err := store.UnitState(ctx, pool, u.Key())
+		if err != nil {
+			stepErr = err
+			return err
+		}
+		if state == store.UnitSucceeded || state == store.UnitFailed || state == store.UnitSkipped {
+			skipped = true
+			return nil
+		}
+		bm, err := store.GetBookmark(ctx, pool, u.AccountID, e.Name)
+		if err != nil {
+			stepErr = err
+			return err
+		}
+		if e.Reference && !args.Full && bm.LastSuccessAt != nil && time.Since(*bm.LastSuccessAt) < referenceMaxAge {
+			skipped = true
+			stepErr = w.end(ctx, u, store.UnitSkipped, "refreshed less than a day ago")
+			return stepErr
+		}
+		u.Bookmark = bm.Bookmark
+		if err := store.StartUnit(ctx, pool, u.Key()); err != nil {
+			stepErr = err
+			return err
+		}
 		stepErr = s.Sync(ctx, u, cur, func(ctx context.Context, tx pgx.Tx, c ads.Cursor) error {
 			_, err := river.ResumableSetStepCursorTx[*riverpgxv5.Driver](ctx, tx, job, c)
 			return err
@@ -301,6 +311,9 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 	})
 	if stepErr != nil {
 		return w.failure(ctx, job, u, stepErr)
+	}
+	if skipped {
+		return nil
 	}
 	var finishErr error
 	river.ResumableStep(ctx, "finish", nil, func(ctx context.Context) error {

@@ -4,6 +4,7 @@ CREATE TABLE api_rate_limits (
     lim        integer     NOT NULL,
     remaining  integer     NOT NULL,
     inflight   integer     NOT NULL DEFAULT 0,
+    inflight_until timestamptz NOT NULL DEFAULT '-infinity',
     reset_at   timestamptz NOT NULL,
     period_ms  bigint      NOT NULL DEFAULT 0,
     observed   boolean     NOT NULL DEFAULT false,

@@ -118,6 +118,10 @@ func NewClient(cfg Config) (*Client, error) {
 	if c.gov == nil {
 		c.gov = NewGovernor(NewMemoryStore())
 	}
+	if ttl := cfg.Timeout + 5*time.Second; c.gov.InflightTTL < ttl {
+		// A reservation outlives its request by at most the timeout.
+		c.gov.InflightTTL = ttl
+	}
 	if c.cfg.Bearer == nil {
 		c.cfg.Bearer = NewBearerSource(NewMemoryBearerStore())
 	}

@@ -22,7 +22,9 @@ type BudgetStore interface {
 	// ok=false with the time to look again when the window is exhausted. A
 	// bucket with no known window starts from preset when given, else with
 	// a single probe request whose answer tells the window.
-	Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget) (ok bool, reset time.Time, err error)
+	// ttl is how long a reservation may stay unanswered before it no longer
+	// counts (its process died; a live one answers within its timeout).
+	Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget, ttl time.Duration) (ok bool, reset time.Time, err error)
 	// Release returns a reservation whose request was never answered with
 	// rate-limit headers (it failed before reaching the service).
 	Release(ctx context.Context, bucket string) error
@@ -38,7 +40,11 @@ type Governor struct {
 	Store   BudgetStore
 	Presets map[string]Budget // by endpoint
 	MaxWait time.Duration
-	Now     func() time.Time
+	// InflightTTL bounds how long an unanswered reservation counts: a
+	// process killed mid-request never answers, and its reservation must not
+	// hold the window for ever. NewClient sets it from the request timeout.
+	InflightTTL time.Duration
+	Now         func() time.Time
 	Sleep   func(ctx context.Context, d time.Duration) error
 	// OnWait is called whenever the governor waits or defers (metrics).
 	OnWait func(endpoint string, d time.Duration)
@@ -86,7 +92,11 @@ func (g *Governor) Acquire(ctx context.Context, endpoint, accountID string) ([]s
 			} else if strings.HasSuffix(b, TotalCountSuffix) {
 				preset = &Budget{Limit: 200, Window: 15 * time.Minute}
 			}
-			ok, reset, err := g.Store.Reserve(ctx, b, now, preset)
+			ttl := g.InflightTTL
+			if ttl <= 0 {
+				ttl = time.Minute
+			}
+			ok, reset, err := g.Store.Reserve(ctx, b, now, preset, ttl)
 			if err != nil {
 				g.release(ctx, reserved)
 				return nil, err
@@ -174,6 +184,7 @@ type window struct {
 	period                     time.Duration
 	observed                   bool // reset and remaining come from the service, not a preset
 	probing                    bool // the window rolled over; one probe is out to learn the next one
+	inflightUntil              time.Time
 }
 
 // NewMemoryStore returns an empty in-process store.
@@ -194,13 +205,22 @@ func minTime(a, b time.Time) time.Time {
 const defaultPeriod = 15 * time.Minute
 
 // Reserve implements BudgetStore.
-func (m *MemoryStore) Reserve(_ context.Context, bucket string, now time.Time, preset *Budget) (bool, time.Time, error) {
+func (m *MemoryStore) Reserve(_ context.Context, bucket string, now time.Time, preset *Budget, ttl time.Duration) (bool, time.Time, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	w, ok := m.windows[bucket]
 	if !ok {
 		w = newWindow(now, preset)
 		m.windows[bucket] = w
+	}
+	if w.inflight > 0 && now.After(w.inflightUntil) {
+		w.inflight = 0 // reservations nobody answered in time
+	}
+	reserve := func() {
+		w.inflight++
+		if until := now.Add(ttl); until.After(w.inflightUntil) {
+			w.inflightUntil = until
+		}
 	}
 	if !now.Before(w.reset) {
 		// The window is over, but the service's next one may already hold
@@ -212,7 +232,7 @@ func (m *MemoryStore) Reserve(_ context.Context, bucket string, now time.Time, p
 			period = defaultPeriod
 		}
 		w.remaining, w.reset, w.observed, w.probing = 1, now.Add(period), false, true
-		w.inflight++
+		reserve()
 		return true, time.Time{}, nil
 	}
 	if w.remaining-w.inflight <= 0 {
@@ -222,7 +242,7 @@ func (m *MemoryStore) Reserve(_ context.Context, bucket string, now time.Time, p
 		}
 		return false, w.reset, nil
 	}
-	w.inflight++
+	reserve()
 	return true, time.Time{}, nil
 }
 

@@ -15,7 +15,7 @@ import (
 type PGStore struct{ Pool *pgxpool.Pool }
 
 // Reserve implements BudgetStore.
-func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget) (bool, time.Time, error) {
+func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget, ttl time.Duration) (bool, time.Time, error) {
 	w := newWindow(now, preset)
 	_, err := s.Pool.Exec(ctx, `INSERT INTO api_rate_limits (bucket, lim, remaining, reset_at, period_ms, probing)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (bucket) DO NOTHING`,
@@ -24,20 +24,22 @@ func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, pres
 		return false, time.Time{}, err
 	}
 	// A window that is over becomes a one-request probe: the service's next
-	// window may already hold requests, and the probe's answer tells. In-flight
-	// counts survive the rollover (those requests land in some window) unless
-	// the row saw no activity for minutes (a crashed process's leftovers).
+	// window may already hold requests, and the probe's answer tells.
+	// In-flight counts survive the rollover (those requests land in some
+	// window), but only until inflight_until: a reservation that no answer
+	// ended by then belongs to a process that died mid-request.
 	tag, err := s.Pool.Exec(ctx, `UPDATE api_rate_limits SET
-			remaining  = CASE WHEN reset_at <= $2 THEN 1 ELSE remaining END,
-			inflight   = CASE WHEN updated_at < now() - interval '5 minutes' THEN 1 ELSE inflight + 1 END,
-			observed   = CASE WHEN reset_at <= $2 THEN false ELSE observed END,
-			probing    = CASE WHEN reset_at <= $2 THEN true ELSE probing END,
-			reset_at   = CASE WHEN reset_at <= $2
-			                  THEN $2 + make_interval(secs => COALESCE(NULLIF(period_ms, 0), $3) / 1000.0)
-			                  ELSE reset_at END,
-			updated_at = now()
-		WHERE bucket = $1 AND (reset_at <= $2 OR remaining - inflight > 0)`,
-		bucket, now, defaultPeriod.Milliseconds())
+			remaining      = CASE WHEN reset_at <= $2 THEN 1 ELSE remaining END,
+			inflight       = CASE WHEN inflight_until < $2 THEN 1 ELSE inflight + 1 END,
+			inflight_until = GREATEST(inflight_until, $2 + make_interval(secs => $4 / 1000.0)),
+			observed       = CASE WHEN reset_at <= $2 THEN false ELSE observed END,
+			probing        = CASE WHEN reset_at <= $2 THEN true ELSE probing END,
+			reset_at       = CASE WHEN reset_at <= $2
+			                      THEN $2 + make_interval(secs => COALESCE(NULLIF(period_ms, 0), $3) / 1000.0)
+			                      ELSE reset_at END,
+			updated_at     = now()
+		WHERE bucket = $1 AND (reset_at <= $2 OR remaining - CASE WHEN inflight_until < $2 THEN 0 ELSE inflight END > 0)`,
+		bucket, now, defaultPeriod.Milliseconds(), ttl.Milliseconds())
 	if err != nil {
 		return false, time.Time{}, err
 	}
@@ -46,8 +48,9 @@ func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, pres
 	}
 	var reset time.Time
 	var probing, room bool
-	err = s.Pool.QueryRow(ctx, `SELECT reset_at, probing, remaining - inflight > 0 FROM api_rate_limits WHERE bucket = $1`,
-		bucket).Scan(&reset, &probing, &room)
+	err = s.Pool.QueryRow(ctx, `SELECT reset_at, probing,
+		remaining - CASE WHEN inflight_until < $2 THEN 0 ELSE inflight END > 0 FROM api_rate_limits WHERE bucket = $1`,
+		bucket, now).Scan(&reset, &probing, &room)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, now.Add(probePoll), nil // removed meanwhile: look again
 	}

@@ -13,33 +13,33 @@ func TestMemoryStoreFollowsTheServicesWindows(t *testing.T) {
 	ctx := context.Background()
 	m := NewMemoryStore()
 	now := time.Unix(1_000_000, 0)
-	ok, _, err := m.Reserve(ctx, "b", now, nil)
+	ok, _, err := m.Reserve(ctx, "b", now, nil, time.Minute)
 	require.NoError(t, err)
 	require.True(t, ok, "an unknown bucket lets one probe through")
-	ok, again, _ := m.Reserve(ctx, "b", now, nil)
+	ok, again, _ := m.Reserve(ctx, "b", now, nil, time.Minute)
 	require.False(t, ok, "the rest wait for the probe's answer")
 	require.Equal(t, now.Add(probePoll), again)
 	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 3, Remaining: 1, Reset: now.Add(time.Minute)}, now))
 
-	ok, _, _ = m.Reserve(ctx, "b", now, nil)
+	ok, _, _ = m.Reserve(ctx, "b", now, nil, time.Minute)
 	require.True(t, ok)
-	ok, reset, _ := m.Reserve(ctx, "b", now, nil)
+	ok, reset, _ := m.Reserve(ctx, "b", now, nil, time.Minute)
 	require.False(t, ok, "one remaining, one in flight: no room")
 	require.Equal(t, now.Add(time.Minute), reset)
 
 	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 3, Remaining: 0, Reset: now.Add(time.Minute)}, now))
-	ok, _, _ = m.Reserve(ctx, "b", now.Add(59*time.Second), nil)
+	ok, _, _ = m.Reserve(ctx, "b", now.Add(59*time.Second), nil, time.Minute)
 	require.False(t, ok)
-	ok, _, _ = m.Reserve(ctx, "b", now.Add(61*time.Second), nil)
+	ok, _, _ = m.Reserve(ctx, "b", now.Add(61*time.Second), nil, time.Minute)
 	require.True(t, ok, "at the reset a probe opens the next window")
-	ok, _, _ = m.Reserve(ctx, "b", now.Add(61*time.Second), nil)
+	ok, _, _ = m.Reserve(ctx, "b", now.Add(61*time.Second), nil, time.Minute)
 	require.False(t, ok, "until the probe's answer arrives")
 	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 3, Remaining: 2, Reset: now.Add(121 * time.Second)}, now.Add(61*time.Second)))
 	for i := 0; i < 2; i++ {
-		ok, _, _ = m.Reserve(ctx, "b", now.Add(62*time.Second), nil)
+		ok, _, _ = m.Reserve(ctx, "b", now.Add(62*time.Second), nil, time.Minute)
 		require.True(t, ok, "the answer opens the new window's remaining budget")
 	}
-	ok, _, _ = m.Reserve(ctx, "b", now.Add(62*time.Second), nil)
+	ok, _, _ = m.Reserve(ctx, "b", now.Add(62*time.Second), nil, time.Minute)
 	require.False(t, ok)
 }
 
@@ -50,10 +50,10 @@ func TestMemoryStorePresetGovernsTheFirstWindow(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	preset := &Budget{Limit: 2, Window: time.Minute}
 	for i := 0; i < 2; i++ {
-		ok, _, _ := m.Reserve(ctx, "aud", now, preset)
+		ok, _, _ := m.Reserve(ctx, "aud", now, preset, time.Minute)
 		require.True(t, ok)
 	}
-	ok, reset, _ := m.Reserve(ctx, "aud", now, preset)
+	ok, reset, _ := m.Reserve(ctx, "aud", now, preset, time.Minute)
 	require.False(t, ok)
 	require.Equal(t, now.Add(time.Minute), reset)
 }
@@ -63,11 +63,11 @@ func TestLateAnswerFromAnEndedWindowIsIgnored(t *testing.T) {
 	ctx := context.Background()
 	m := NewMemoryStore()
 	now := time.Unix(1_000_000, 0)
-	ok, _, _ := m.Reserve(ctx, "b", now, nil)
+	ok, _, _ := m.Reserve(ctx, "b", now, nil, time.Minute)
 	require.True(t, ok)
 	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 10, Remaining: 9, Reset: now.Add(2 * time.Minute)}, now))
 	require.NoError(t, m.Observe(ctx, "b", RateLimit{Limit: 10, Remaining: 0, Reset: now.Add(time.Minute)}, now))
-	ok, _, _ = m.Reserve(ctx, "b", now, nil)
+	ok, _, _ = m.Reserve(ctx, "b", now, nil, time.Minute)
 	require.True(t, ok, "the stale zero did not close the current window")
 }
 
@@ -106,4 +106,18 @@ func TestGovernorPrefersTheAccountWindow(t *testing.T) {
 	require.Error(t, err, "the account's exhausted window blocks")
 	_, err = g.Acquire(ctx, "GET /c", "acct2")
 	require.NoError(t, err, "another account's window is its own")
+}
+
+func TestAReservationNobodyAnswersStopsCountingAfterItsTTL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := NewMemoryStore()
+	now := time.Unix(1_000_000, 0)
+	// A probe whose process died before the answer.
+	ok, _, _ := m.Reserve(ctx, "b", now, nil, 10*time.Second)
+	require.True(t, ok)
+	ok, _, _ = m.Reserve(ctx, "b", now.Add(9*time.Second), nil, 10*time.Second)
+	require.False(t, ok, "within its TTL the lost probe still holds the window")
+	ok, _, _ = m.Reserve(ctx, "b", now.Add(11*time.Second), nil, 10*time.Second)
+	require.True(t, ok, "after its TTL another request may probe")
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/sync/api"
@@ -195,4 +196,20 @@ func TestWithTotalCountRequestsHaveTheirOwnLowBudget(t *testing.T) {
 		require.NoError(t, err, "plain listing keeps its own, larger budget")
 	}
 	require.Zero(t, f.srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Throttled)
+}
+
+func TestPGStoreForgetsReservationsOfADeadProcessAfterTheirTTL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := api.PGStore{Pool: migratedPool(t)}
+	now := time.Now()
+	ok, _, err := s.Reserve(ctx, "GET /x", now, nil, time.Second)
+	require.NoError(t, err)
+	require.True(t, ok, "the first request probes the unknown window")
+	ok, _, err = s.Reserve(ctx, "GET /x", now.Add(500*time.Millisecond), nil, time.Second)
+	require.NoError(t, err)
+	require.False(t, ok, "the probe's answer is awaited")
+	ok, _, err = s.Reserve(ctx, "GET /x", now.Add(1500*time.Millisecond), nil, time.Second)
+	require.NoError(t, err)
+	require.True(t, ok, "a probe nobody answered within its TTL no longer blocks")
 }
