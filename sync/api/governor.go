@@ -45,7 +45,7 @@ type Governor struct {
 	// hold the window for ever. NewClient sets it from the request timeout.
 	InflightTTL time.Duration
 	Now         func() time.Time
-	Sleep   func(ctx context.Context, d time.Duration) error
+	Sleep       func(ctx context.Context, d time.Duration) error
 	// OnWait is called whenever the governor waits or defers (metrics).
 	OnWait func(endpoint string, d time.Duration)
 }
