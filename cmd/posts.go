@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/riverqueue/river/rivertype"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/posts"
-	"github.com/riverqueue/river"
 	"github.com/spf13/cobra"
 )
 
@@ -88,41 +88,48 @@ func (a *app) postsFetchWait(ctx context.Context, deps *jobs.Deps, args jobs.Pos
 	if err != nil {
 		return err
 	}
-	client, stop, err := a.startWorking(ctx, deps, false)
+	_, stop, err := a.startWorking(ctx, deps, false)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = stop(30 * time.Second) }()
-	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed)
-	defer cancel()
 	res, err := inserter.Insert(ctx, args, nil)
 	if err != nil {
 		return fmt.Errorf("queueing the posts fetch: %w", err)
 	}
+	// Any worker may run the job (this process or a daemon): follow it in
+	// the database until it ends, retries included.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	reported := 0
 	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ev := <-events:
-			if ev.Job.ID != res.Job.ID {
-				continue
+		job, err := inserter.JobGet(ctx, res.Job.ID)
+		if err != nil {
+			return fmt.Errorf("following posts fetch job %d: %w", res.Job.ID, err)
+		}
+		lastErr := "unknown error"
+		if n := len(job.Errors); n > 0 {
+			lastErr = job.Errors[n-1].Error
+			if n > reported && job.State == rivertype.JobStateRetryable {
+				fmt.Fprintf(a.stderr, "posts fetch job %d: attempt %d failed, retrying: %s\n", job.ID, job.Attempt, lastErr)
+				reported = n
 			}
-			if ev.Kind != river.EventKindJobCompleted {
-				msg := "unknown error"
-				if n := len(ev.Job.Errors); n > 0 {
-					msg = ev.Job.Errors[n-1].Error
-				}
-				if ev.Kind == river.EventKindJobFailed && ev.Job.State == "retryable" {
-					return fmt.Errorf("posts fetch job %d failed (a worker will retry it): %s", ev.Job.ID, msg)
-				}
-				return errors.New("posts fetch: " + strings.TrimPrefix(msg, "JobCancelError: "))
-			}
+		}
+		switch job.State {
+		case rivertype.JobStateCompleted:
 			var sum posts.Summary
-			if err := json.Unmarshal(ev.Job.Output(), &sum); err != nil {
-				return fmt.Errorf("posts fetch job %d: reading its summary: %w", ev.Job.ID, err)
+			if err := json.Unmarshal(job.Output(), &sum); err != nil {
+				return fmt.Errorf("posts fetch job %d: reading its summary: %w", job.ID, err)
 			}
 			printPostsSummary(a, sum)
 			return nil
+		case rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
+			return errors.New("posts fetch: " + strings.TrimPrefix(lastErr, "JobCancelError: "))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("posts fetch job %d: stopped waiting (it stays queued): %w", res.Job.ID, ctx.Err())
+		case <-tick.C:
 		}
 	}
 }

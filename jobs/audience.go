@@ -95,3 +95,9 @@ func (w *AudienceBatchWorker) Work(ctx context.Context, job *river.Job[AudienceB
 func addAudienceWorkers(w *river.Workers, deps *Deps) {
 	river.AddWorker(w, &AudienceBatchWorker{deps: deps})
 }
+
+// NextRetry backs off from 1 second, doubling to at most 5 minutes: a
+// batch is idempotent and usually fails for passing reasons (5xx, resets).
+func (w *AudienceBatchWorker) NextRetry(job *river.Job[AudienceBatchArgs]) time.Time {
+	return time.Now().Add(unitRetryDelay(job.Attempt))
+}

@@ -190,3 +190,13 @@ func PostIDs(ctx context.Context, deps *Deps, args PostsFetchArgs) ([]string, er
 	}
 	return ids, nil
 }
+
+// NextRetry backs off from 1 second, doubling to at most 5 minutes.
+func (w *insightsWorker) NextRetry(job *river.Job[InsightsArgs]) time.Time {
+	return time.Now().Add(unitRetryDelay(job.Attempt))
+}
+
+// NextRetry backs off from 1 second, doubling to at most 5 minutes.
+func (w *postsWorker) NextRetry(job *river.Job[PostsFetchArgs]) time.Time {
+	return time.Now().Add(unitRetryDelay(job.Attempt))
+}

@@ -373,3 +373,9 @@ func (w *syncUnitWorker) end(ctx context.Context, u *ads.Unit, state, reason str
 		return err
 	})
 }
+
+// NextRetry backs off like the units: a run that could not fan out is
+// tried again soon, not after River's default minutes.
+func (w *syncRunWorker) NextRetry(job *river.Job[SyncRunArgs]) time.Time {
+	return time.Now().Add(unitRetryDelay(job.Attempt))
+}

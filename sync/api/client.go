@@ -202,7 +202,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		endpoint += TotalCountSuffix
 	}
 	idempotent := req.Idempotent || req.Method == http.MethodGet || req.Method == http.MethodPut || req.Method == http.MethodDelete
-	reauthed := false
+	reauthed, resigned := false, false
 	failures, waits := 0, 0
 	for attempt := 1; ; attempt++ {
 		buckets, err := c.gov.Acquire(ctx, endpoint, req.AccountID)
@@ -281,6 +281,15 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			// obtain a new one, once.
 			c.cfg.Bearer.Invalidate(ctx, c, bearer)
 			reauthed = true
+			continue
+		case status == http.StatusUnauthorized && (req.Auth == AuthUser || req.Auth == AuthConsumer) && idempotent && !resigned &&
+			errors.Is(decodeError(status, endpoint, body), ErrCouldNotAuthenticate):
+			// net/http resends an idempotent request by itself, same headers
+			// and all, when a reused connection breaks before the answer; if
+			// the service had already seen it, the replayed nonce is refused
+			// with code 32. Signing anew once tells that apart from bad
+			// credentials, which fail again.
+			resigned = true
 			continue
 		case status >= 500:
 			failures++

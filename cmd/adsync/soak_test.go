@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/hashing"
+	"github.com/stretchr/testify/require"
+)
+
+// writeUsers writes a CSV of n users (email and phone) with a few invalid
+// rows, and returns its path and the email hashes the audience must hold.
+func (e *env) writeUsers(t *testing.T, name string, n int) (string, map[string]bool) {
+	t.Helper()
+	norm, err := hashing.NewNormalizer(hashing.DefaultOptions())
+	require.NoError(t, err)
+	var b strings.Builder
+	b.WriteString("email,phone_number\n")
+	want := map[string]bool{}
+	for i := 0; i < n; i++ {
+		email := fmt.Sprintf("%s.%d@Example.com", name, i)
+		fmt.Fprintf(&b, "%s,+1 415 555 %04d\n", email, i%10000)
+		h, _, err := norm.Hash(hashing.TypeEmail, email)
+		require.NoError(t, err)
+		want[h] = true
+		if i%1000 == 0 {
+			b.WriteString("no-at-sign,+1 415 555 0000\n")
+		}
+	}
+	path := filepath.Join(e.dir, name+".csv")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	return path, want
+}
+
+func (e *env) requireAudienceHolds(t *testing.T, audience string, want map[string]bool) {
+	t.Helper()
+	got := e.srv.AudienceMembers(audience, "email")
+	require.Len(t, got, len(want), "the audience holds every valid user and nothing else")
+	for _, h := range got {
+		require.True(t, want[h])
+	}
+}
+
+var createdAudience = regexp.MustCompile(`created custom audience (\S+)`)
+
+// TestFaultSoakEndsEqualToGroundTruth injects random 429s, 500s, 503s,
+// connection resets (before and after the service acted), latency and
+// short success counts on every endpoint while a worker syncs, uploads an
+// audience, looks up keyword insights and fetches posts; everything must
+// end equal to the fake's ground truth, within two minutes.
+func TestFaultSoakEndsEqualToGroundTruth(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	e := newEnv(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount, o.CardsPerAccount = 3, 150, 40 },
+		"sync: {page_size: 25}\nqueues: {sync: 3, audience: 2}\n")
+	for _, r := range []fixtures.FaultRule{
+		{Path: "/ads/12/accounts/*/custom_audiences/*/users", Kind: fixtures.FaultShort, ShortBy: 3, Probability: 0.2},
+		{Path: "/**", Kind: fixtures.Fault429, RetryAfter: 1, Probability: 0.03},
+		{Path: "/**", Kind: fixtures.Fault500, Probability: 0.04},
+		{Path: "/**", Kind: fixtures.Fault503, RetryAfter: 1, Probability: 0.03},
+		{Path: "/**", Kind: fixtures.FaultReset, Probability: 0.03},
+		{Path: "/**", Kind: fixtures.FaultResetAfter, Probability: 0.02},
+		{Path: "/**", Kind: fixtures.FaultLatency, LatencyMS: 150, Probability: 0.05},
+	} {
+		e.srv.AddFault(r)
+	}
+	w := e.worker(t)
+	id := e.queueSync(t, "--full")
+	file, want := e.writeUsers(t, "soak", 15000)
+	code, out := e.run(t, "audience", "upload", "--account", e.firstAccount(t), "--create", "soak", "--in", file)
+	require.Equal(t, 0, code, out)
+	aud := createdAudience.FindStringSubmatch(out)[1]
+	waitFor(t, 100*time.Second, "the sync under faults", func() bool { return e.outcome(t, id) != "running" })
+	e.requireRunSucceeded(t, id)
+	code, out = e.run(t, "posts", "fetch", "--from-ads", "--wait")
+	require.Equal(t, 0, code, out)
+	code, out = e.run(t, "insights", "keywords", "--keywords", "soak,faults", "--start", time.Now().UTC().Add(-72*time.Hour).Format("2006-01-02"))
+	require.Equal(t, 0, code, out)
+	waitFor(t, 100*time.Second, "the upload under faults", func() bool {
+		var open int
+		require.NoError(t, e.pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM audience_batches WHERE state NOT IN ('done', 'failed')`).Scan(&open))
+		return open == 0
+	})
+	w.stop(t)
+
+	e.requireEntitiesMatchTruth(t)
+	e.requireAudienceHolds(t, aud, want)
+	var failed, notFound int
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM audience_batches WHERE state = 'failed'`).Scan(&failed))
+	require.Zero(t, failed)
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM v2_post_status WHERE NOT found`).Scan(&notFound))
+	require.Zero(t, notFound, "every synced post was found")
+	fired := 0
+	for _, f := range e.srv.Faults() {
+		fired += f.Fired
+	}
+	require.Greater(t, fired, 20, "the soak really injected faults")
+	require.Less(t, time.Since(start), 2*time.Minute+30*time.Second)
+}
+
+// TestThreeWorkersDoEachUnitOnceWithinTheRateBudgets runs three worker
+// processes on one database against shrunk rate limits.
+func TestThreeWorkersDoEachUnitOnceWithinTheRateBudgets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 3, 80 },
+		"sync: {page_size: 20}\nqueues: {sync: 3, audience: 2}\n")
+	const window, limit, audienceLimit = 2 * time.Second, 25, 4
+	e.srv.SetRateLimits(fixtures.RateLimitOptions{Window: window, Limit: limit, AccountLimit: limit,
+		AudienceUsersWindow: window, AudienceUsersLimit: audienceLimit, TotalCountWindow: window, TotalCountLimit: 10})
+	id := e.queueSync(t, "--full")
+	file, want := e.writeUsers(t, "workers", 25000) // 10 batches
+	code, out := e.run(t, "audience", "upload", "--account", e.firstAccount(t), "--create", "workers", "--in", file)
+	require.Equal(t, 0, code, out)
+	aud := createdAudience.FindStringSubmatch(out)[1]
+
+	workers := []*proc{e.worker(t), e.worker(t), e.worker(t)}
+	waitFor(t, 2*time.Minute, "the sync and the upload", func() bool {
+		var open int
+		require.NoError(t, e.pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM audience_batches WHERE state NOT IN ('done', 'failed')`).Scan(&open))
+		return open == 0 && e.outcome(t, id) != "running"
+	})
+	for _, w := range workers {
+		w.stop(t)
+	}
+	require.Equal(t, "succeeded", e.outcome(t, id))
+	e.requireEntitiesMatchTruth(t)
+	e.requireAudienceHolds(t, aud, want)
+
+	ctx := context.Background()
+	// Each unit's job completed exactly once; each batch was sent exactly once.
+	var dupUnits int
+	require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT args->>'account_id', args->>'entity' FROM river_job
+		WHERE kind = 'sync_unit' AND state = 'completed' GROUP BY 1, 2 HAVING count(*) > 1) d`).Scan(&dupUnits))
+	require.Zero(t, dupUnits)
+	var units, succeeded int
+	require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE state = 'succeeded') FROM sync_run_units WHERE run_id = $1`, id).Scan(&units, &succeeded))
+	require.Equal(t, units, succeeded)
+	for body, n := range e.srv.Stats().AudienceBodies {
+		require.Equal(t, 1, n, "batch %.12s sent once", body)
+	}
+	// Together the three stayed inside every budget: no 429 anywhere.
+	served := 0
+	for name, f := range e.srv.Stats().Families {
+		require.Zero(t, f.Throttled, "%s got 429s", name)
+		served += f.Requests
+	}
+	require.Greater(t, served, 3*limit, "the work needed several windows")
+	// The workers shared the work.
+	var by int
+	require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(DISTINCT attempted_by[1]) FROM river_job WHERE state = 'completed'`).Scan(&by))
+	require.GreaterOrEqual(t, by, 2, "more than one worker did work")
+}
+
+// requireRunSucceeded fails with the run's failed units and their errors.
+func (e *env) requireRunSucceeded(t *testing.T, id string) {
+	t.Helper()
+	if o := e.outcome(t, id); o != "succeeded" {
+		rows, err := e.pool.Query(context.Background(), `SELECT account_id, entity, state, coalesce(error, '') FROM sync_run_units WHERE run_id = $1 AND state <> 'succeeded'`, id)
+		require.NoError(t, err)
+		defer rows.Close()
+		for rows.Next() {
+			var a, en, st, er string
+			require.NoError(t, rows.Scan(&a, &en, &st, &er))
+			t.Logf("unit %s/%s %s: %s", a, en, st, er)
+		}
+		t.Fatalf("sync run %s: %s", id, o)
+	}
+}
