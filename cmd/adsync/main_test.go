@@ -209,3 +209,10 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// execCommand runs the test binary as adsync.
+func execCommand(self string, args ...string) *exec.Cmd {
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), asMainEnv+"=1")
+	return cmd
+}
