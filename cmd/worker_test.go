@@ -2,7 +2,10 @@ package adsynccmd
 
 import (
 	"bytes"
+	"path/filepath"
+
 	"context"
+	"github.com/adsync/adsync/fixtures"
 	"io"
 	"net/http"
 	"os"
@@ -146,4 +149,54 @@ func TestStatusShowsRunsQueuesAndFailures(t *testing.T) {
 	require.Regexp(t, `\d+\s+export\s+manual\s+.*succeeded`, r.stdout)
 	require.Contains(t, r.stdout, "QUEUES")
 	require.Contains(t, r.stdout, "FAILED JOBS")
+}
+
+func TestWorkerCountsWorkInMetricsAndShutsDownCleanlyWithJobsInFlight(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	addr, _, stop := startWorker(t, b, "schedules:\n  sync: \"\"\n  insights: \"\"\n  posts: \"\"\n  export: \"\"\n")
+	pool := b.pool(t)
+	ctx := context.Background()
+
+	r := b.run(t, "sync", "--entities", "campaigns")
+	require.Equal(t, 0, r.code, r.stderr)
+	acct := ""
+	require.Eventually(t, func() bool {
+		var outcome string
+		_ = pool.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE pipeline = 'sync' ORDER BY id DESC LIMIT 1`).Scan(&outcome)
+		return outcome == "succeeded"
+	}, 30*time.Second, 50*time.Millisecond, "the worker ran the queued sync")
+	require.NoError(t, pool.QueryRow(ctx, `SELECT min(id) FROM accounts`).Scan(&acct))
+	file := filepath.Join(t.TempDir(), "users.csv")
+	require.NoError(t, os.WriteFile(file, []byte("email\na@example.com\nb@example.com\n"), 0o600))
+	r = b.run(t, "audience", "upload", "--account", acct, "--create", "metrics", "--in", file)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Eventually(t, func() bool {
+		_, m := get(t, "http://"+addr+"/metrics")
+		return strings.Contains(m, `adsync_audience_users_total{result="accepted"} 2`)
+	}, 30*time.Second, 50*time.Millisecond)
+	_, m := get(t, "http://"+addr+"/metrics")
+	require.Contains(t, m, `adsync_records_synced_total{entity="campaigns",result="fetched"}`)
+	require.Contains(t, m, `adsync_api_requests_total{endpoint="GET /12/accounts/{account_id}/campaigns",status="200"}`)
+	require.Contains(t, m, `adsync_jobs_total{kind="sync_unit",outcome="completed"}`)
+	require.Contains(t, m, `adsync_audience_users_total{result="sent"} 2`)
+
+	// A slow service keeps a job in flight; SIGTERM lets it finish.
+	b.srv.AddFault(fixtures.FaultRule{Path: "/ads/**", Method: "GET", Kind: fixtures.FaultLatency, LatencyMS: 1500})
+	r = b.run(t, "sync", "--entities", "campaigns")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Eventually(t, func() bool {
+		var n int
+		_ = pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE state = 'running'`).Scan(&n)
+		return n > 0
+	}, 30*time.Second, 20*time.Millisecond, "a job is in flight")
+	res := stop()
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "worker stopped")
+	var running int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE state = 'running'`).Scan(&running))
+	require.Zero(t, running, "no job is left running: it finished or went back to the queue")
+	var workers int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM adsync_workers`).Scan(&workers))
+	require.Zero(t, workers, "a clean stop unregisters the worker")
 }

@@ -70,7 +70,9 @@ type AudienceBatchWorker struct {
 // attempt; a refusal for good cancels it; the last failed attempt marks the
 // batch failed so the upload can finish.
 func (w *AudienceBatchWorker) Work(ctx context.Context, job *river.Job[AudienceBatchArgs]) error {
-	s := &audience.Sender{Pool: w.deps.Pool, API: w.deps.API}
+	s := &audience.Sender{Pool: w.deps.Pool, API: w.deps.API, OnAnswer: func(sent, accepted int) {
+		w.deps.Metrics.AudienceUsers(int64(sent), int64(accepted))
+	}}
 	err := s.Send(ctx, job.Args.UploadID, job.Args.Seq)
 	if err == nil {
 		return nil

@@ -319,7 +319,12 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 	river.ResumableStep(ctx, "finish", nil, func(ctx context.Context) error {
 		_, finishErr = s.Finish(ctx, u)
 		if errors.Is(finishErr, ads.ErrUnitDone) {
-			finishErr = nil
+			return nil
+		}
+		if finishErr == nil && w.deps.Metrics != nil {
+			if c, err := store.UnitCounts(ctx, pool, u.Key()); err == nil {
+				w.deps.Metrics.RecordsSynced(e.Name, c.Fetched, c.Inserted, c.Updated, c.Unchanged, c.Deleted)
+			}
 		}
 		return finishErr
 	})

@@ -27,6 +27,9 @@ type Sender struct {
 	// Tries bounds the sends of a batch within one call (default 3); past
 	// it, Send returns the last error for the job layer to retry later.
 	Tries int
+	// OnAnswer, when set, is told each answer's users sent and accepted
+	// (success_count), for metrics.
+	OnAnswer func(sent, accepted int)
 	// Backoff is the pause before the second send, doubled for each next
 	// one (default 200ms).
 	Backoff time.Duration
@@ -105,6 +108,9 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 		}
 		if err == nil {
 			ans, derr := api.Decode[api.Single[countAnswer]](api.EndpointAudienceUsers, resp.Body)
+			if derr == nil && s.OnAnswer != nil && ans.Data.SuccessCount != nil {
+				s.OnAnswer(b.users, *ans.Data.SuccessCount)
+			}
 			if derr != nil {
 				err = derr
 			} else if c := ans.Data; c.SuccessCount != nil && c.TotalCount != nil && *c.SuccessCount == *c.TotalCount && *c.TotalCount == b.users {

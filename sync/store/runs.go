@@ -259,3 +259,12 @@ WHERE run_id = $1 AND state IN ('pending', 'running')`, runID, reason); err != n
 		return err
 	})
 }
+
+// UnitCounts reads a unit's counts.
+func UnitCounts(ctx context.Context, pool *pgxpool.Pool, k UnitKey) (EntityCounts, error) {
+	c := EntityCounts{Entity: k.Entity}
+	err := pool.QueryRow(ctx, `SELECT fetched, inserted, updated, unchanged, deleted FROM sync_run_units
+		WHERE run_id = $1 AND account_id = $2 AND entity = $3`, k.RunID, k.AccountID, k.Entity).
+		Scan(&c.Fetched, &c.Inserted, &c.Updated, &c.Unchanged, &c.Deleted)
+	return c, err
+}
