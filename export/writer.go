@@ -37,10 +37,11 @@ type partWriter struct {
 }
 
 type openFile struct {
-	f    *os.File
-	buf  *bufio.Writer
-	h    hash.Hash
-	cw   *countingWriter
+	f   *os.File
+	buf *bufio.Writer
+	h   hash.Hash
+	cw  *countingWriter
+	//lint:ignore SA1019 rows are maps over a schema built at run time; GenericWriter needs a Go type per table
 	w    *parquet.Writer
 	rows int64
 	tmp  string

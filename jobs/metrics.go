@@ -133,7 +133,7 @@ func (m *Metrics) observeEvent(ev *river.Event) {
 	if ev.Job == nil {
 		return
 	}
-	outcome := string(ev.Kind)
+	var outcome string
 	switch {
 	case ev.Kind == river.EventKindJobCompleted:
 		outcome = "completed"
