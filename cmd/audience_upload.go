@@ -126,7 +126,7 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		}
 		fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", audienceID, uf.create)
 	}
-	inserter, err := a.riverClient(deps, false)
+	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err
 	}

@@ -28,8 +28,12 @@ func (a *app) concurrency() map[string]int {
 }
 
 // pipeline opens what running jobs needs: a pool sized for the queues on a
-// migrated database, and the service client.
+// migrated database, and the service client. It is opened once per command
+// (adsync run uses it for every step).
 func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
+	if a.deps != nil {
+		return a.deps, nil
+	}
 	pool, err := store.Connect(ctx, a.cfg.DatabaseURL, store.ConnectOptions{MaxConns: jobs.PoolSize(a.concurrency())})
 	if err != nil {
 		return nil, err
@@ -45,6 +49,7 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	deps := &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap),
 		SyncPageSize: a.cfg.Sync.PageSize, ExportOut: a.cfg.Export.Out, Metrics: a.metrics}
 	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
+	a.deps = deps
 	return deps, nil
 }
 
@@ -60,11 +65,9 @@ func requireMigrated(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
-// riverClient builds a River client that only inserts jobs.
-func (a *app) riverClient(deps *jobs.Deps, work bool) (*river.Client[pgx.Tx], error) {
-	if work {
-		return nil, fmt.Errorf("internal: use startWorking to run jobs")
-	}
+// inserter builds a River client that only inserts jobs (startWorking
+// builds one that runs them).
+func (a *app) inserter(deps *jobs.Deps) (*river.Client[pgx.Tx], error) {
 	return jobs.NewClient(deps, jobs.Options{Slog: logging.Slog(a.log)})
 }
 

@@ -58,7 +58,7 @@ post_metrics_daily. With --wait the job runs in this process and a summary is pr
 			if wait {
 				return a.postsFetchWait(ctx, deps, args)
 			}
-			client, err := a.riverClient(deps, false)
+			client, err := a.inserter(deps)
 			if err != nil {
 				return err
 			}
@@ -84,7 +84,7 @@ post_metrics_daily. With --wait the job runs in this process and a summary is pr
 // postsFetchWait runs args on an in-process worker (no schedules) and
 // prints the job's summary.
 func (a *app) postsFetchWait(ctx context.Context, deps *jobs.Deps, args jobs.PostsFetchArgs) error {
-	inserter, err := a.riverClient(deps, false)
+	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err
 	}

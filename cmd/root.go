@@ -24,6 +24,7 @@ type app struct {
 	cfg     config.Config
 	log     *zap.Logger
 	metrics *jobs.Metrics // set by the worker, so clients and workers record metrics
+	deps    *jobs.Deps    // opened once by pipeline
 	closed  []func()
 }
 

@@ -160,12 +160,12 @@ func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
 		fmt.Fprintln(a.stdout, "skipped: audience uploads change a real audience; use adsync audience upload")
 		return nil
 	}
-	pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+	deps, err := a.pipeline(ctx)
 	if err != nil {
 		return err
 	}
 	var account string
-	if err := pool.QueryRow(ctx, `SELECT min(id) FROM accounts WHERE NOT deleted`).Scan(&account); err != nil || account == "" {
+	if err := deps.Pool.QueryRow(ctx, `SELECT min(id) FROM accounts WHERE NOT deleted`).Scan(&account); err != nil || account == "" {
 		return fmt.Errorf("no synced account to upload to: %v", err)
 	}
 	f, err := os.CreateTemp("", "adsync-sample-crm-*.csv")
@@ -179,10 +179,6 @@ func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
 		return err
 	}
 	if err := f.Close(); err != nil {
-		return err
-	}
-	deps, err := a.pipeline(ctx)
-	if err != nil {
 		return err
 	}
 	uf := &uploadFlags{account: account, in: file, op: audience.OperationUpdate, mode: audience.ModeAdd, wait: true}

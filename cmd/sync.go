@@ -67,7 +67,7 @@ func (a *app) sync(ctx context.Context, args jobs.SyncRunArgs, wait bool) error 
 	if err != nil {
 		return err
 	}
-	inserter, err := a.riverClient(deps, false)
+	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err
 	}
