@@ -30,7 +30,46 @@ func (e *DuplicateNameError) Unwrap() error { return e.Err }
 // CreateAudience creates a CRM custom audience named name in accountID and
 // returns its id. A name already in use answers a *DuplicateNameError
 // naming the existing audience.
+//
+// A create whose answer was lost (5xx, connection reset) is sent again: the
+// unique name makes that safe, and a duplicate answered to the resend means
+// the lost attempt created the audience, so its id is returned.
 func CreateAudience(ctx context.Context, c *api.Client, accountID, name string) (string, error) {
+	const tries = 3
+	var err error
+	for try := 1; try <= tries; try++ {
+		var id string
+		id, err = createOnce(ctx, c, accountID, name)
+		var dup *DuplicateNameError
+		switch {
+		case err == nil:
+			return id, nil
+		case errors.As(err, &dup):
+			if try > 1 && dup.ExistingID != "" {
+				return dup.ExistingID, nil
+			}
+			return "", err
+		case !answerLost(err):
+			return "", err
+		}
+	}
+	return "", err
+}
+
+// answerLost reports whether a create may have happened without its answer
+// reaching us.
+func answerLost(err error) bool {
+	var te *api.TransportError
+	if errors.As(err, &te) {
+		return true
+	}
+	var oe *api.OAuthError
+	var he *api.HTTPError
+	var ae *api.AdsError
+	return (errors.As(err, &oe) && oe.Status >= 500) || (errors.As(err, &he) && he.Status >= 500) || (errors.As(err, &ae) && ae.Status >= 500)
+}
+
+func createOnce(ctx context.Context, c *api.Client, accountID, name string) (string, error) {
 	resp, err := c.Do(ctx, &api.Request{
 		Method: "POST", Base: api.BaseAds, Auth: api.AuthUser, AccountID: accountID,
 		Path: "/12/accounts/" + url.PathEscape(accountID) + "/custom_audiences",

@@ -272,3 +272,27 @@ func TestItemErrorsFailTheBatchAndAreRecordedPerItem(t *testing.T) {
 	require.Equal(t, "email", param)
 	require.Equal(t, "failed", outcome)
 }
+
+func TestCreateAudienceWhoseAnswerWasLostIsNotReportedAsADuplicate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	// The service creates the audience, then the connection drops.
+	b.srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/custom_audiences", Method: "POST", Kind: fixtures.FaultResetAfter, Times: 1})
+	id, err := audience.CreateAudience(ctx, b.deps.API, b.account, "lost answer")
+	require.NoError(t, err)
+	require.Contains(t, b.srv.AdsTruth().Accounts[b.account]["custom_audiences"].IDs, id)
+	n := 0
+	for _, other := range b.srv.AdsTruth().Accounts[b.account]["custom_audiences"].IDs {
+		if other == id {
+			n++
+		}
+	}
+	require.Equal(t, 1, n, "one audience, not two")
+
+	// A 500 before the service acted: the resend creates it.
+	b.srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/custom_audiences", Method: "POST", Kind: fixtures.Fault500, Times: 1})
+	id2, err := audience.CreateAudience(ctx, b.deps.API, b.account, "after a 500")
+	require.NoError(t, err)
+	require.NotEqual(t, id, id2)
+}
