@@ -112,7 +112,9 @@ func TestMigrateThenStatusShowsNothingPending(t *testing.T) {
 func TestRunWithAConfiguredDatabaseMigratesIt(t *testing.T) {
 	t.Parallel()
 	db := localpg.NewDatabase(t)
-	r := run(t, "run", "--database-url", db)
+	conf := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(conf, []byte("export:\n  out: "+t.TempDir()+"\n"), 0o600))
+	r := run(t, "run", "--database-url", db, "--config", conf)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "applied")
 	require.NotContains(t, r.stdout, "local Postgres", "a configured database is used as is")
