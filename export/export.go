@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,7 +16,8 @@ import (
 
 // Options shape one export run.
 type Options struct {
-	// Out is the output directory.
+	// Out is the output folder: new, empty, or one this database exported
+	// to before (see folder.go).
 	Out string
 	// Tables to export (empty: all).
 	Tables []string
@@ -34,6 +33,9 @@ type Options struct {
 
 	// afterRows, when set, is called after every row (tests interrupt runs with it).
 	afterRows func(table string, rows int64) error
+	// halt, when set, is asked at each commit step ("placed", "committed")
+	// whether the run stops there as if the process died: no cleanup.
+	halt func(step string) bool
 }
 
 // TableResult is what a run exported of one table.
@@ -48,12 +50,14 @@ type TableResult struct {
 
 // Result is a finished run (and its manifest).
 type Result struct {
-	RunID      int64         `json:"run_id"`
-	StartedAt  time.Time     `json:"started_at"`
-	FinishedAt time.Time     `json:"finished_at"`
-	Full       bool          `json:"full"`
-	Partition  string        `json:"partition"`
-	Tables     []TableResult `json:"tables"`
+	RunID      int64     `json:"run_id"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	Full       bool      `json:"full"`
+	Partition  string    `json:"partition"`
+	// OutputID is the id in the output folder's marker.
+	OutputID string        `json:"output_id"`
+	Tables   []TableResult `json:"tables"`
 	// Manifest is the manifest's path.
 	Manifest string `json:"-"`
 }
@@ -61,17 +65,21 @@ type Result struct {
 // lockKey serializes export runs on one database ("export" in ASCII).
 const lockKey int64 = 0x6578706f7274
 
+// errHalted is what a run stopped by Options.halt returns.
+var errHalted = errors.New("export: halted")
+
 // ErrExportRunning means another export holds the lock.
 var ErrExportRunning = errors.New("another export is running")
 
-// Run exports the selected tables to opts.Out. Files appear under their
-// final names only when every file of the run is complete; the database
-// records the run (and advances the watermarks) before the manifest is
-// written; a run that stops half-way leaves nothing visible, and the next
-// run removes its leftovers and exports the same rows again.
+// Run exports the selected tables to opts.Out, a folder this database owns
+// (see folder.go). Files are written to the run's staging area and moved
+// into place only when every file of the run is complete; the database
+// records the run (and advances the output's watermarks) before the
+// manifest is written; a run that stops half-way leaves nothing visible,
+// and the next run undoes what it moved and exports the same rows again.
 func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error) {
 	if opts.Out == "" {
-		return nil, errors.New("export: no output directory")
+		return nil, errors.New("export: no output folder")
 	}
 	tables, err := Select(opts.Tables)
 	if err != nil {
@@ -90,9 +98,6 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(out, manifestDir), 0o755); err != nil {
-		return nil, fmt.Errorf("export: output directory %s: %w", out, err)
-	}
 
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -108,50 +113,75 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	}
 	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey) }()
 
-	if err := recoverOutput(ctx, pool, out); err != nil {
+	dir, err := claimFolder(ctx, pool, out)
+	if err != nil {
+		return nil, err
+	}
+	if err := dir.recover(ctx, pool); err != nil {
 		return nil, err
 	}
 
-	res := &Result{Full: opts.Full}
-	params, _ := json.Marshal(map[string]any{"out": out, "tables": opts.Tables, "full": opts.Full})
+	res := &Result{Full: opts.Full, OutputID: dir.outputID}
+	params, _ := json.Marshal(map[string]any{"out": out, "output_id": dir.outputID, "tables": opts.Tables, "full": opts.Full})
 	if err := pool.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, trigger, params) VALUES ('export', $1, $2) RETURNING id, started_at`,
 		opts.Trigger, params).Scan(&res.RunID, &res.StartedAt); err != nil {
 		return nil, fmt.Errorf("export: recording the run: %w", err)
 	}
-	high, err := safeHigh(ctx, pool)
-	if err != nil {
-		return nil, err
-	}
-	res.Partition = "dt=" + high.UTC().Format("2006-01-02")
-
 	var writers []*partWriter
+	var placed []string
 	fail := func(err error) (*Result, error) {
 		for _, w := range writers {
 			w.abort()
 		}
+		for _, p := range placed {
+			_ = os.Remove(p) // moved into place by this run a moment ago
+		}
+		dir.removeStaging(res.RunID)
 		_, _ = pool.Exec(context.WithoutCancel(ctx), `UPDATE sync_runs SET outcome = 'failed', finished_at = now(), error = $2 WHERE id = $1`,
 			res.RunID, truncate(err.Error(), 2000))
 		return nil, err
 	}
+	if _, err := os.Lstat(manifestPath(out, res.RunID)); err == nil {
+		return fail(fmt.Errorf("export: %s already exists and adsync did not write it in this run; it is left as it is", manifestPath(out, res.RunID)))
+	}
+	high, err := safeHigh(ctx, pool)
+	if err != nil {
+		return fail(err)
+	}
+	res.Partition = "dt=" + high.UTC().Format("2006-01-02")
+
 	for _, t := range tables {
-		pw := &partWriter{out: out, rel: filepath.Join(t.Name, res.Partition), run: res.RunID, table: t, schema: t.Schema(),
-			rowsPerFile: opts.RowsPerFile, rowsPerRG: opts.RowsPerRowGroup}
+		pw := &partWriter{out: out, stage: dir.stagingRoot(res.RunID), rel: filepath.Join(t.Name, res.Partition), run: res.RunID,
+			table: t, schema: t.Schema(), rowsPerFile: opts.RowsPerFile, rowsPerRG: opts.RowsPerRowGroup}
 		writers = append(writers, pw)
-		tr, err := exportTable(ctx, pool, t, pw, high, opts)
+		tr, err := exportTable(ctx, pool, dir.outputID, t, pw, high, opts)
 		if err != nil {
 			return fail(fmt.Errorf("export %s: %w", t.Name, err))
 		}
 		res.Tables = append(res.Tables, tr)
 	}
 
-	// Commit: files into place, then the database, then the manifest.
+	// Commit: the journal, files into place, then the database, then the manifest.
+	var all []FileInfo
+	for _, tr := range res.Tables {
+		all = append(all, tr.Files...)
+	}
+	if len(all) > 0 {
+		if err := dir.writeJournal(res.RunID, all); err != nil {
+			return fail(fmt.Errorf("export: writing the run's journal: %w", err))
+		}
+	}
 	for _, w := range writers {
 		for _, p := range w.written {
-			if err := os.Rename(p.tmp, p.dst); err != nil {
+			if err := place(p.tmp, p.dst); err != nil {
 				return fail(err)
 			}
+			placed = append(placed, p.dst)
 		}
 		syncDir(filepath.Join(out, w.rel))
+	}
+	if opts.halt != nil && opts.halt("placed") {
+		return nil, errHalted
 	}
 	counts := map[string]int64{}
 	for _, tr := range res.Tables {
@@ -161,14 +191,14 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		for _, tr := range res.Tables {
 			for _, f := range tr.Files {
-				if _, err := tx.Exec(ctx, `INSERT INTO export_files (run_id, table_name, path, rows, bytes, sha256, schema_fingerprint, low, high)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, res.RunID, tr.Name, f.Path, f.Rows, f.Bytes, f.SHA256, tr.SchemaFingerprint, tr.Low, tr.High); err != nil {
+				if _, err := tx.Exec(ctx, `INSERT INTO export_files (run_id, table_name, path, rows, bytes, sha256, schema_fingerprint, low, high, output_id)
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, res.RunID, tr.Name, f.Path, f.Rows, f.Bytes, f.SHA256, tr.SchemaFingerprint, tr.Low, tr.High, dir.outputID); err != nil {
 					return err
 				}
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO export_state (table_name, watermark, last_run_id) VALUES ($1, $2, $3)
-				ON CONFLICT (table_name) DO UPDATE SET watermark = EXCLUDED.watermark, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
-				tr.Name, tr.High, res.RunID); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO export_state (output_id, table_name, watermark, last_run_id) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (output_id, table_name) DO UPDATE SET watermark = EXCLUDED.watermark, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
+				dir.outputID, tr.Name, tr.High, res.RunID); err != nil {
 				return err
 			}
 		}
@@ -178,20 +208,25 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if err != nil {
 		return fail(fmt.Errorf("export: recording the run: %w", err))
 	}
-	res.Manifest, err = writeManifest(out, res)
-	return res, err
+	// From here the run is committed: a failure leaves the staging area for
+	// the next run to finish (it writes the manifest again).
+	if opts.halt != nil && opts.halt("committed") {
+		return nil, errHalted
+	}
+	if err := dir.writeManifest(res); err != nil {
+		return res, fmt.Errorf("export: run %d is committed but its manifest was not written (the next export writes it): %w", res.RunID, err)
+	}
+	dir.removeStaging(res.RunID)
+	return res, nil
 }
 
 // exportTable streams one table's changed rows into pw.
-func exportTable(ctx context.Context, pool *pgxpool.Pool, t Table, pw *partWriter, high time.Time, opts Options) (TableResult, error) {
+func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Table, pw *partWriter, high time.Time, opts Options) (TableResult, error) {
 	tr := TableResult{Name: t.Name, SchemaFingerprint: t.Fingerprint(), High: high, Files: []FileInfo{}}
 	var low *time.Time
 	if !opts.Full {
-		var wm time.Time
-		err := pool.QueryRow(ctx, `SELECT watermark FROM export_state WHERE table_name = $1`, t.Name).Scan(&wm)
-		if err == nil {
-			low = &wm
-		} else if !errors.Is(err, pgx.ErrNoRows) {
+		var err error
+		if low, err = outputState(ctx, pool, outputID, t.Name); err != nil {
 			return tr, err
 		}
 	}
@@ -223,7 +258,8 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, t Table, pw *partWrite
 			return err
 		}
 		defer rows.Close()
-		row := make(map[string]any, len(t.Columns))
+		row := make(map[string]any, len(t.Columns)+1)
+		row[RunColumn] = pw.run
 		for rows.Next() {
 			vals, err := rows.Values()
 			if err != nil {
@@ -275,66 +311,6 @@ func safeHigh(ctx context.Context, pool *pgxpool.Pool) (time.Time, error) {
 	err := pool.QueryRow(ctx, `SELECT LEAST(now(), COALESCE((SELECT min(xact_start) FROM pg_stat_activity
 		WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid() AND datname = current_database()), now()))`).Scan(&t)
 	return t, err
-}
-
-var partName = regexp.MustCompile(`^part-(\d+)-\d+\.parquet$`)
-
-// recoverOutput removes what an interrupted run left: temporary files, and
-// files of runs the database does not record as committed. A committed run
-// whose manifest is missing gets its manifest written again.
-func recoverOutput(ctx context.Context, pool *pgxpool.Pool, out string) error {
-	committed := map[int64]bool{}
-	rows, err := pool.Query(ctx, `SELECT DISTINCT run_id FROM export_files`)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		committed[id] = true
-	}
-	rows.Close()
-	missingManifest := map[int64]bool{}
-	err = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			return nil
-		}
-		if strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp") {
-			return os.Remove(path)
-		}
-		m := partName.FindStringSubmatch(name)
-		if m == nil {
-			return nil
-		}
-		run, _ := strconv.ParseInt(m[1], 10, 64)
-		if !committed[run] {
-			return os.Remove(path)
-		}
-		if _, err := os.Stat(manifestPath(out, run)); os.IsNotExist(err) {
-			missingManifest[run] = true
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("export: cleaning up %s: %w", out, err)
-	}
-	for run := range missingManifest {
-		res, err := loadRun(ctx, pool, run)
-		if err != nil {
-			return err
-		}
-		if _, err := writeManifest(out, res); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func syncDir(dir string) {

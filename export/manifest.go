@@ -18,26 +18,32 @@ func manifestPath(out string, run int64) string {
 	return filepath.Join(out, manifestDir, fmt.Sprintf("run-%d.json", run))
 }
 
-// writeManifest writes the run's manifest atomically and returns its path.
-func writeManifest(out string, res *Result) (string, error) {
+// manifestStaged is the name a manifest is written under in the run's
+// staging area before it moves into _manifests.
+const manifestStaged = "manifest.json"
+
+// writeManifest writes the run's manifest atomically and sets res.Manifest.
+// A manifest names only files of its own run, so writing it again (after a
+// crash) replaces the same content.
+func (f *folder) writeManifest(res *Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
-		return "", err
+		return err
 	}
-	path := manifestPath(out, res.RunID)
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return "", err
+	tmp := filepath.Join(f.stagingRoot(res.RunID), manifestStaged)
+	if err := writeFileSync(tmp, append(b, '\n')); err != nil {
+		return err
 	}
-	if f, err := os.Open(tmp); err == nil {
-		_ = f.Sync()
-		_ = f.Close()
+	path := manifestPath(f.root, res.RunID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return "", err
+		return err
 	}
 	syncDir(filepath.Dir(path))
-	return path, nil
+	res.Manifest = path
+	return nil
 }
 
 // ReadManifest reads a manifest file.

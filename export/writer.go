@@ -21,10 +21,12 @@ type FileInfo struct {
 	SHA256 string `json:"sha256"`
 }
 
-// partWriter writes one table's rows of a run into numbered files under
-// dir, each under a hidden temporary name until commit renames it.
+// partWriter writes one table's rows of a run into numbered files in the
+// run's staging area, from where commit moves them to the same relative
+// path under the output root.
 type partWriter struct {
-	out, rel    string // output root and the partition directory relative to it
+	out, stage  string // output root and the run's staging area
+	rel         string // the partition directory, relative to either
 	run         int64
 	table       Table
 	schema      *parquet.Schema
@@ -82,13 +84,13 @@ func (pw *partWriter) write(row map[string]any) error {
 }
 
 func (pw *partWriter) open() error {
-	dir := filepath.Join(pw.out, pw.rel)
+	dir := filepath.Join(pw.stage, pw.rel)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	pw.n++
 	name := fmt.Sprintf("part-%d-%d.parquet", pw.run, pw.n)
-	tmp := filepath.Join(dir, "."+name+".tmp")
+	tmp := filepath.Join(dir, name)
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
@@ -103,7 +105,7 @@ func (pw *partWriter) open() error {
 		parquet.KeyValueMetadata("adsync.table", pw.table.Name),
 		parquet.KeyValueMetadata("adsync.schema_fingerprint", pw.table.Fingerprint()),
 	)
-	pw.cur = &openFile{f: f, buf: buf, h: h, cw: cw, w: w, tmp: tmp, dst: filepath.Join(dir, name)}
+	pw.cur = &openFile{f: f, buf: buf, h: h, cw: cw, w: w, tmp: tmp, dst: filepath.Join(pw.out, pw.rel, name)}
 	return nil
 }
 
@@ -134,7 +136,7 @@ func (pw *partWriter) closeFile() error {
 	return nil
 }
 
-// abort removes every file of this writer that was not committed.
+// abort removes every staged file of this writer.
 func (pw *partWriter) abort() {
 	if pw.cur != nil {
 		_ = pw.cur.f.Close()
@@ -144,4 +146,19 @@ func (pw *partWriter) abort() {
 	for _, p := range pw.written {
 		_ = os.Remove(p.tmp)
 	}
+}
+
+// fileSHA256 is the SHA-256 (hex) and size of the file at path.
+func fileSHA256(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

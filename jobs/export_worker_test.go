@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -50,4 +51,27 @@ func waitEvent(t *testing.T, events <-chan *river.Event) *river.Event {
 		t.Fatal("no job event within 30s")
 		return nil
 	}
+}
+
+func TestExportJobIntoAFolderAdsyncMayNotWriteIsCancelledNotRetried(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	fake := jobstest.NewFake(t, nil)
+	deps := fake.Deps(t, pool)
+	deps.ExportOut = t.TempDir()
+	mine := filepath.Join(deps.ExportOut, "thesis.txt")
+	require.NoError(t, os.WriteFile(mine, []byte("years of work"), 0o644))
+
+	client := jobstest.StartWorker(t, deps, jobs.Options{Schedules: map[string]string{}})
+	events, cancel := client.Subscribe(river.EventKindJobCancelled, river.EventKindJobCompleted, river.EventKindJobFailed)
+	defer cancel()
+	_, err := client.Insert(ctx, jobs.ExportArgs{Tables: []string{"sync_runs"}}, nil)
+	require.NoError(t, err)
+	ev := waitEvent(t, events)
+	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
+	require.Contains(t, ev.Job.Errors[len(ev.Job.Errors)-1].Error, "not empty")
+	b, err := os.ReadFile(mine)
+	require.NoError(t, err)
+	require.Equal(t, "years of work", string(b))
 }
