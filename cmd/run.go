@@ -103,7 +103,7 @@ What to try next:
   adsync status                              recent runs, queues, failures
   adsync run                                 again: the sync is incremental, the same CRM file is skipped
   adsync export --out out --full             every row again, not only what changed
-  duckdb -c "SELECT entity_status, count(*) FROM 'out/campaigns/*/*.parquet' GROUP BY 1"
+  duckdb -c "SELECT entity_status, count(*) FROM (FROM 'out/campaigns/*/*.parquet' QUALIFY _export_run = max(_export_run) OVER (PARTITION BY account_id, id)) GROUP BY 1"
   adsync worker                              the daemon: nightly schedules, /metrics on 127.0.0.1:9090
   adsync fixtures serve                      the fake service on its own, to point any client at
 `)

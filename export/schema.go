@@ -60,7 +60,28 @@ type Table struct {
 	ChangedAt string
 	// OrderBy keeps files stable (default: ChangedAt).
 	OrderBy string
+	// Key names the columns that identify one record. A record changed
+	// since the last run is written again by the next, so an output holds
+	// every exported version; a reader keeps, per key, the rows of the
+	// newest run (RunColumn), as LatestQuery does. For a table whose
+	// records are replaced as a group (a keyword insights window), Key
+	// names the group: the newest run's rows of that group are its
+	// current content.
+	Key     []string
 	Columns []Column
+}
+
+// RunColumn is the column every exported row carries: the id of the export
+// run that wrote it. Within an output, a later run holds later versions.
+const RunColumn = "_export_run"
+
+// LatestQuery is the DuckDB query reading the current version of every
+// record of t from the export folder root: per key, the rows of the newest
+// run. The README shows the same query.
+func (t Table) LatestQuery(root string) string {
+	glob := strings.TrimSuffix(root, "/") + "/" + t.Name + "/*/*.parquet"
+	return fmt.Sprintf("SELECT * EXCLUDE (%s) FROM read_parquet('%s', union_by_name = true) QUALIFY %s = max(%s) OVER (PARTITION BY %s)",
+		RunColumn, strings.ReplaceAll(glob, "'", "''"), RunColumn, RunColumn, strings.Join(t.Key, ", "))
 }
 
 // node is the Parquet node of a column.
@@ -96,7 +117,7 @@ func (c Column) node() parquet.Node {
 
 // Schema is the table's Parquet schema.
 func (t Table) Schema() *parquet.Schema {
-	g := parquet.Group{}
+	g := parquet.Group{RunColumn: parquet.Int(64)}
 	for _, c := range t.Columns {
 		g[c.Name] = c.node()
 	}
@@ -106,9 +127,9 @@ func (t Table) Schema() *parquet.Schema {
 // Fingerprint identifies the schema (names, kinds, nullability), so a
 // warehouse loader can tell when a table's shape changed.
 func (t Table) Fingerprint() string {
-	parts := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		parts[i] = fmt.Sprintf("%s:%d:%t", c.Name, c.Kind, c.Nullable)
+	parts := []string{fmt.Sprintf("%s:%d:%t", RunColumn, Int64, false)}
+	for _, c := range t.Columns {
+		parts = append(parts, fmt.Sprintf("%s:%d:%t", c.Name, c.Kind, c.Nullable))
 	}
 	sort.Strings(parts)
 	sum := sha256.Sum256([]byte(t.Name + "|" + strings.Join(parts, ",")))
@@ -129,6 +150,17 @@ func (t Table) Validate() error {
 			return fmt.Errorf("export table %s: column %s twice", t.Name, c.Name)
 		}
 		seen[c.Name] = true
+	}
+	if seen[RunColumn] {
+		return fmt.Errorf("export table %s: column %s is the export's own", t.Name, RunColumn)
+	}
+	if len(t.Key) == 0 {
+		return fmt.Errorf("export table %s: a key is required (the columns identifying a record)", t.Name)
+	}
+	for _, k := range t.Key {
+		if !seen[k] {
+			return fmt.Errorf("export table %s: key column %s is not exported", t.Name, k)
+		}
 	}
 	return nil
 }

@@ -61,7 +61,7 @@ func Select(names []string) ([]Table, error) {
 
 func init() {
 	register(Table{
-		Name: "sync_runs", From: "sync_runs", ChangedAt: "coalesce(finished_at, started_at)", OrderBy: "id",
+		Name: "sync_runs", From: "sync_runs", ChangedAt: "coalesce(finished_at, started_at)", OrderBy: "id", Key: []string{"id"},
 		Columns: []Column{
 			{Name: "id", Kind: Int64},
 			{Name: "pipeline", Kind: String},

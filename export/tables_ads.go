@@ -21,8 +21,10 @@ func adsTable(e *ads.Entity) Table {
 			t.Columns = append(t.Columns, c)
 		}
 	}
+	t.Key = []string{"id"}
 	if e.HasAccount() {
 		t.OrderBy = "account_id, id"
+		t.Key = []string{"account_id", "id"}
 		add(Column{Name: "account_id", Kind: String})
 	}
 	add(Column{Name: "id", Kind: String})

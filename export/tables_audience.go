@@ -4,7 +4,7 @@ package export
 // bodies: no hash of a person leaves the database through an export.
 func init() {
 	register(Table{
-		Name: "audience_uploads", From: "audience_uploads", ChangedAt: "coalesce(finished_at, created_at)", OrderBy: "id",
+		Name: "audience_uploads", From: "audience_uploads", ChangedAt: "coalesce(finished_at, created_at)", OrderBy: "id", Key: []string{"id"},
 		Columns: []Column{
 			{Name: "id", Kind: Int64},
 			{Name: "account_id", Kind: String},
@@ -26,7 +26,7 @@ func init() {
 	})
 	register(Table{
 		Name: "audience_batches", From: "audience_batches b JOIN audience_uploads u ON u.id = b.upload_id",
-		ChangedAt: "coalesce(b.finished_at, b.sent_at, u.created_at)", OrderBy: "b.upload_id, b.seq",
+		ChangedAt: "coalesce(b.finished_at, b.sent_at, u.created_at)", OrderBy: "b.upload_id, b.seq", Key: []string{"upload_id", "seq"},
 		Columns: []Column{
 			{Name: "upload_id", SQL: "b.upload_id", Kind: Int64},
 			{Name: "seq", SQL: "b.seq", Kind: Int64},

@@ -7,6 +7,8 @@ func init() {
 	register(Table{
 		Name: "keyword_insight_windows", From: "keyword_insight_windows", ChangedAt: "fetched_at",
 		OrderBy: "set_name, window_start, keywords_hash",
+		// A re-run replaces a set's whole window: its newest rows are the window.
+		Key: []string{"set_name", "window_start"},
 		Columns: []Column{
 			{Name: "set_name", Kind: String},
 			{Name: "keywords_hash", Kind: String},
@@ -25,6 +27,7 @@ func init() {
 		Name:      "keyword_volumes",
 		From:      "keyword_volumes v JOIN keyword_insight_windows w USING (set_name, window_start, keywords_hash)",
 		ChangedAt: "w.fetched_at", OrderBy: "v.set_name, v.window_start, v.keywords_hash, v.bucket_start",
+		Key: []string{"set_name", "window_start"},
 		Columns: []Column{
 			{Name: "set_name", SQL: "v.set_name", Kind: String},
 			{Name: "keywords_hash", SQL: "v.keywords_hash", Kind: String},

@@ -4,7 +4,7 @@ package export
 // and lookup status.
 func init() {
 	register(Table{
-		Name: "v2_posts", From: "v2_posts", ChangedAt: "updated_at", OrderBy: "id",
+		Name: "v2_posts", From: "v2_posts", ChangedAt: "updated_at", OrderBy: "id", Key: []string{"id"},
 		Columns: []Column{
 			{Name: "id", Kind: String},
 			{Name: "text", Kind: String},
@@ -29,7 +29,7 @@ func init() {
 		},
 	})
 	register(Table{
-		Name: "v2_media", From: "v2_media", ChangedAt: "updated_at", OrderBy: "media_key",
+		Name: "v2_media", From: "v2_media", ChangedAt: "updated_at", OrderBy: "media_key", Key: []string{"media_key"},
 		Columns: []Column{
 			{Name: "media_key", Kind: String},
 			{Name: "type", Kind: String, Nullable: true},
@@ -47,7 +47,7 @@ func init() {
 		},
 	})
 	register(Table{
-		Name: "v2_users", From: "v2_users", ChangedAt: "updated_at", OrderBy: "id",
+		Name: "v2_users", From: "v2_users", ChangedAt: "updated_at", OrderBy: "id", Key: []string{"id"},
 		Columns: []Column{
 			{Name: "id", Kind: String},
 			{Name: "name", Kind: String, Nullable: true},
@@ -74,7 +74,7 @@ func init() {
 		},
 	})
 	register(Table{
-		Name: "v2_post_status", From: "v2_post_status", ChangedAt: "checked_at", OrderBy: "post_id",
+		Name: "v2_post_status", From: "v2_post_status", ChangedAt: "checked_at", OrderBy: "post_id", Key: []string{"post_id"},
 		Columns: []Column{
 			{Name: "post_id", Kind: String},
 			{Name: "found", Kind: Bool},
@@ -85,7 +85,7 @@ func init() {
 		},
 	})
 	register(Table{
-		Name: "post_metrics_daily", From: "post_metrics_daily", ChangedAt: "fetched_at", OrderBy: "post_id, day",
+		Name: "post_metrics_daily", From: "post_metrics_daily", ChangedAt: "fetched_at", OrderBy: "post_id, day", Key: []string{"post_id", "day"},
 		Columns: []Column{
 			{Name: "post_id", Kind: String},
 			{Name: "day", Kind: Date},

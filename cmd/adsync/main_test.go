@@ -45,6 +45,7 @@ type env struct {
 	pool *pgxpool.Pool
 	conf string
 	dir  string
+	base string // the fake's address (control paths under /_fixtures/)
 }
 
 // newEnv serves a fake built from tweak and writes a configuration with
@@ -58,7 +59,7 @@ func newEnv(t *testing.T, tweak func(*fixtures.Options), extra string) *env {
 	srv := fixtures.New(opts)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	e := &env{srv: srv, db: localpg.NewDatabase(t), dir: t.TempDir()}
+	e := &env{srv: srv, db: localpg.NewDatabase(t), dir: t.TempDir(), base: hs.URL}
 	ctx := context.Background()
 	pool, err := store.Connect(ctx, e.db, store.ConnectOptions{MaxConns: 8})
 	require.NoError(t, err)

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adsync/adsync/export"
+	"github.com/adsync/adsync/export/exporttest"
+	"github.com/adsync/adsync/fixtures"
+	"github.com/stretchr/testify/require"
+)
+
+// mutate changes the fake's entities through its control path.
+func (e *env) mutate(t *testing.T, body string) {
+	t.Helper()
+	resp, err := http.Post(e.base+fixtures.ControlPrefix+"/mutate", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+}
+
+func TestThreeRunsWithChangesBetweenReadByTheReadmeQueryEqualPostgres(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *fixtures.Options) { o.Accounts = 2 }, "")
+	out := filepath.Join(e.dir, "out")
+	runPass := func() {
+		t.Helper()
+		code, output := e.run(t, "run")
+		require.Equal(t, 0, code, output)
+	}
+	runPass()
+	e.mutate(t, `{"kind": "campaigns", "add": 3, "change": 5, "delete": 2}`)
+	e.mutate(t, `{"kind": "line_items", "add": 2, "change": 4, "delete": 1}`)
+	code, output := e.run(t, "audience", "upload", "--account", firstAccount(t, e), "--create", "three runs", "--in", sampleCRM(t, e), "--wait")
+	require.Equal(t, 0, code, output)
+	runPass()
+	e.mutate(t, `{"kind": "campaigns", "change": 7, "delete": 1}`)
+	e.mutate(t, `{"kind": "cards", "add": 1, "change": 2}`)
+	runPass()
+
+	q, err := exporttest.ParseReadme()
+	require.NoError(t, err)
+	ctx := context.Background()
+	queries := map[string]string{}
+	want := map[string]int64{}
+	for _, tb := range export.Tables() {
+		var n int64
+		require.NoError(t, e.pool.QueryRow(ctx, "SELECT count(*) FROM "+tb.From).Scan(&n), tb.Name)
+		want[tb.Name] = n
+		files, _ := filepath.Glob(filepath.Join(out, tb.Name, "*", "*.parquet"))
+		if len(files) == 0 {
+			require.Zero(t, n, "%s has rows in Postgres but no exported file", tb.Name)
+			continue
+		}
+		sql, err := q.For(tb.Name, out)
+		require.NoError(t, err)
+		queries[tb.Name] = "SELECT count(*)::BIGINT AS n FROM (" + sql + ")"
+		queries[tb.Name+" (all versions)"] = "SELECT count(*)::BIGINT AS n FROM read_parquet('" + out + "/" + tb.Name + "/*/*.parquet')"
+	}
+	require.Contains(t, queries, "campaigns")
+	require.Contains(t, queries, "audience_batches")
+	d := exporttest.Duck(t, nil, queries)
+	versions := false
+	for name := range queries {
+		if strings.HasSuffix(name, " (all versions)") {
+			continue
+		}
+		got := d.Queries[name][0]["n"]
+		require.EqualValues(t, want[name], toInt(got), "%s: the README's query reads each record once", name)
+		if toInt(d.Queries[name+" (all versions)"][0]["n"]) > want[name] {
+			versions = true
+		}
+	}
+	require.True(t, versions, "the folder holds earlier versions the query must skip")
+}
+
+func toInt(v any) int64 {
+	switch x := v.(type) {
+	case float64:
+		return int64(x)
+	case string:
+		var n int64
+		for _, c := range x {
+			n = n*10 + int64(c-'0')
+		}
+		return n
+	}
+	return -1
+}
+
+func firstAccount(t *testing.T, e *env) string {
+	t.Helper()
+	var id string
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT min(id) FROM accounts WHERE NOT deleted`).Scan(&id))
+	return id
+}
+
+func sampleCRM(t *testing.T, e *env) string {
+	t.Helper()
+	p := filepath.Join(e.dir, "crm.csv")
+	require.NoError(t, os.WriteFile(p, fixtures.SampleCRM, 0o600))
+	return p
+}

@@ -1,0 +1,30 @@
+package export
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/adsync/adsync/export/exporttest"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTheReadmeQueryAndKeysAreTheExportsOwn(t *testing.T) {
+	t.Parallel()
+	q, err := exporttest.ParseReadme()
+	require.NoError(t, err)
+	want := map[string]string{}
+	for _, tb := range Tables() {
+		if tb.Name != testItems.Name {
+			want[tb.Name] = strings.Join(tb.Key, ", ")
+		}
+	}
+	require.Equal(t, want, q.Keys, "the README lists every table with its key")
+	for _, tb := range Tables() {
+		if tb.Name == testItems.Name {
+			continue
+		}
+		got, err := q.For(tb.Name, "out")
+		require.NoError(t, err)
+		require.Equal(t, tb.LatestQuery("out"), strings.Join(strings.Fields(got), " "), tb.Name)
+	}
+}
