@@ -104,8 +104,8 @@ func claimFolder(ctx context.Context, pool *pgxpool.Pool, root string) (*folder,
 		case err == nil:
 			if m.DatabaseID != db.id {
 				return nil, &OwnershipError{Folder: root, Reason: fmt.Sprintf(
-					"its marker %s says database %s (%s) owns it, and this is database %s (%s); export each database into its own folder",
-					markerName, m.DatabaseID, m.Database, db.id, db.desc)}
+					"its marker %s says database %s (%s) owns it, and this is database %s (%s); export each database into its own folder (or move %s away if its files are no longer needed)",
+					markerName, m.DatabaseID, m.Database, db.id, db.desc, root)}
 			}
 			if _, err := pool.Exec(ctx, `INSERT INTO export_outputs (output_id, location, adopted) VALUES ($1, $2, $3)
 				ON CONFLICT (output_id) DO UPDATE SET location = EXCLUDED.location`, m.OutputID, root, m.Adopted); err != nil {
