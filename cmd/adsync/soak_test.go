@@ -175,3 +175,35 @@ func (e *env) requireRunSucceeded(t *testing.T, id string) {
 		t.Fatalf("sync run %s: %s", id, o)
 	}
 }
+
+// TestConnectionsDroppedAfterTheServiceActedNeverFailARun drops the
+// connection after the service has acted on 30% of all requests (the
+// fault that makes net/http resend a request by itself): every sync run,
+// the upload, the posts and the insights still end equal to ground truth.
+func TestConnectionsDroppedAfterTheServiceActedNeverFailARun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 3, 100 },
+		"sync: {page_size: 20}\nqueues: {sync: 3, audience: 2}\n")
+	e.srv.AddFault(fixtures.FaultRule{Path: "/**", Kind: fixtures.FaultResetAfter, Probability: 0.3})
+	for i := 0; i < 4; i++ {
+		code, out := e.run(t, "sync", "--full", "--entities", "campaigns", "--wait")
+		require.Equal(t, 0, code, "campaigns run %d: %s", i+1, out)
+	}
+	code, out := e.run(t, "sync", "--full", "--wait")
+	require.Equal(t, 0, code, out)
+	e.requireEntitiesMatchTruth(t)
+
+	file, want := e.writeUsers(t, "dropped", 6000)
+	code, out = e.run(t, "audience", "upload", "--account", e.firstAccount(t), "--create", "dropped", "--in", file, "--wait")
+	require.Equal(t, 0, code, out)
+	e.requireAudienceHolds(t, createdAudience.FindStringSubmatch(out)[1], want)
+	code, out = e.run(t, "posts", "fetch", "--from-ads", "--wait")
+	require.Equal(t, 0, code, out)
+	code, out = e.run(t, "insights", "keywords", "--keywords", "dropped", "--start", time.Now().UTC().Add(-72*time.Hour).Format("2006-01-02"))
+	require.Equal(t, 0, code, out)
+
+	var failed int
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM sync_runs WHERE outcome <> 'succeeded'`).Scan(&failed))
+	require.Zero(t, failed, "every run succeeded")
+	require.Greater(t, e.srv.Faults()[0].Fired, 30, "connections were really dropped")
+}

@@ -283,12 +283,11 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			reauthed = true
 			continue
 		case status == http.StatusUnauthorized && (req.Auth == AuthUser || req.Auth == AuthConsumer) && idempotent && !resigned &&
-			errors.Is(decodeError(status, endpoint, body), ErrCouldNotAuthenticate):
-			// net/http resends an idempotent request by itself, same headers
-			// and all, when a reused connection breaks before the answer; if
-			// the service had already seen it, the replayed nonce is refused
-			// with code 32. Signing anew once tells that apart from bad
-			// credentials, which fail again.
+			failures > 0 && errors.Is(decodeError(status, endpoint, body), ErrCouldNotAuthenticate):
+			// Every attempt is signed anew (see unreplayable), so code 32 right
+			// after a transport fault can only be a replay by something
+			// between us and the service; treat it like the fault, once. Bad
+			// credentials fail at once, and again when re-signed.
 			resigned = true
 			continue
 		case status >= 500:
@@ -338,6 +337,9 @@ func (c *Client) send(ctx context.Context, req *Request, endpoint string) (*http
 	if contentType != "" {
 		hreq.Header.Set("Content-Type", contentType)
 	}
+	if req.Auth == AuthUser || req.Auth == AuthConsumer {
+		unreplayable(hreq)
+	}
 	hreq.Header.Set("User-Agent", "adsync")
 	var bearer string
 	now := c.cfg.Now()
@@ -383,6 +385,26 @@ func (c *Client) send(ctx context.Context, req *Request, endpoint string) (*http
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	return resp, bearer, nil
 }
+
+// unreplayable keeps net/http from sending a signed request a second time by
+// itself. net/http resends an idempotent request (GET, HEAD) with the same
+// headers when a reused connection breaks before the answer; if the service
+// had already seen it, the replayed nonce is refused (401 code 32), and a
+// fault of the connection turns into what looks like bad credentials. A
+// request whose body net/http cannot rewind is never resent by it, so every
+// resend goes through Do's loop, which signs each attempt anew. An empty
+// body is probed and sent as no body at all.
+func unreplayable(r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		r.Body = io.NopCloser(emptyReader{})
+	}
+	r.GetBody = nil
+}
+
+// emptyReader is an empty body net/http does not recognize as one in advance.
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func (c *Client) signUser(req *Request, u *url.URL, tok *Token, now time.Time) string {
 	var extra []func(*oauthParams)

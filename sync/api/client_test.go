@@ -337,3 +337,36 @@ func TestBearerTokenTheServiceDoesNotKnowIsReplacedOnce(t *testing.T) {
 	require.Equal(t, 1, st.Family("GET /2/posts").ByStatus[401])
 	require.Equal(t, 1, st.Family("POST /oauth2/token").Requests)
 }
+
+func TestASignedRequestIsNeverSentTwiceWithOneNonceAfterAResetOnAReusedConnection(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, nil)
+	c := newClient(t, f.config())
+	ctx := context.Background()
+	list := func() (*api.Response, error) {
+		return c.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: "/12/accounts", Auth: api.AuthUser})
+	}
+	_, err := list() // leaves a kept-alive connection to reuse
+	require.NoError(t, err)
+	// The service reads and acts on the next request, then drops the
+	// connection before answering: net/http would resend it by itself.
+	f.srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts", Method: "GET", Kind: fixtures.FaultResetAfter, Times: 3})
+	resp, err := list()
+	require.NoError(t, err)
+	require.Equal(t, 4, resp.Attempts, "three resets, each resent by the client's own loop")
+	fam := f.srv.Stats().Family("GET /12/accounts")
+	require.Equal(t, 3, fam.Resets)
+	require.Zero(t, fam.ByStatus[http.StatusUnauthorized], "no attempt reused a nonce the service had seen")
+	require.Equal(t, 1+4, fam.Requests)
+}
+
+func TestBadCredentialsFailAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, nil)
+	cfg := f.config()
+	cfg.UserToken = &api.Token{Token: cfg.UserToken.Token, Secret: "not-the-secret"}
+	_, err := newClient(t, cfg).Do(context.Background(), &api.Request{Method: "GET", Base: api.BaseAds, Path: "/12/accounts", Auth: api.AuthUser})
+	require.ErrorIs(t, err, api.ErrCouldNotAuthenticate)
+	require.Equal(t, 1, f.srv.Stats().Family("GET /12/accounts").Requests, "bad credentials are not retried")
+	require.NotContains(t, err.Error(), "not-the-secret")
+}
