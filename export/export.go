@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/parquet-go/parquet-go"
 )
 
 // Options shape one export run.
@@ -237,12 +238,11 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 		tr.High = *low
 		high = *low
 	}
-	cols := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
+	leaves := t.leafOrder()
+	cols := make([]string, len(leaves))
+	for i, c := range leaves {
 		cols[i] = c.expr()
 		if c.Kind == JSON {
-			// Text, not jsonb: the file stores the JSON text, and decoding it
-			// into Go values only to encode it again would dominate the cost.
 			cols[i] = "(" + cols[i] + ")::text"
 		}
 	}
@@ -253,39 +253,26 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 	q := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) <= $1 AND ($2::timestamptz IS NULL OR (%s) > $2) ORDER BY %s",
 		strings.Join(cols, ", "), t.From, t.ChangedAt, t.ChangedAt, order)
 	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		// The sort of a large table otherwise spills to disk.
+		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '64MB'"); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, q, high, low)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		row := make(map[string]any, len(t.Columns)+1)
-		row[RunColumn] = pw.run
-		for rows.Next() {
-			vals, err := rows.Values()
-			if err != nil {
-				return err
-			}
-			for i, c := range t.Columns {
-				v, err := convert(c, vals[i])
-				if err != nil {
-					return err
-				}
-				row[c.Name] = v
-			}
-			if err := pw.write(row); err != nil {
-				return err
-			}
-			tr.Rows++
-			if opts.Progress != nil && tr.Rows%10000 == 0 {
-				opts.Progress(t.Name, tr.Rows)
+		n, err := pipeRows(rows, newRowBuilder(t, pw.run, typeMap(rows)), pw, func(n int64) error {
+			if opts.Progress != nil && n%10000 == 0 {
+				opts.Progress(t.Name, n)
 			}
 			if opts.afterRows != nil {
-				if err := opts.afterRows(t.Name, tr.Rows); err != nil {
-					return err
-				}
+				return opts.afterRows(t.Name, n)
 			}
-		}
-		return rows.Err()
+			return nil
+		})
+		tr.Rows = n
+		return err
 	})
 	if err != nil {
 		return tr, err
@@ -300,6 +287,86 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 		opts.Progress(t.Name, tr.Rows)
 	}
 	return tr, nil
+}
+
+// batchRows is how many rows go from the reader to the writer at once.
+const batchRows = 1024
+
+// rowBatch is rows whose values live in one slab (and their bytes in one
+// arena), handed from the reader to the writer.
+type rowBatch struct {
+	rows []parquet.Row
+}
+
+// pipeRows reads rows and writes them to pw on two goroutines: this one
+// decodes the wire values into Parquet rows, the other encodes and
+// compresses them, so both cores work. afterRow is called after each row.
+func pipeRows(rows pgx.Rows, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
+	if err := b.check(rows.FieldDescriptions()); err != nil {
+		return 0, err
+	}
+	batches := make(chan rowBatch, 4)
+	done := make(chan struct{})
+	var werr error
+	go func() {
+		defer close(done)
+		for bt := range batches {
+			if werr == nil {
+				werr = pw.writeRows(bt.rows)
+			}
+		}
+	}()
+	send := func(bt rowBatch) bool {
+		select {
+		case batches <- bt:
+			return true
+		case <-done:
+			return false
+		}
+	}
+	var n int64
+	err := func() error {
+		fields := rows.FieldDescriptions()
+		perRow := len(fields) + 1
+		var bt rowBatch
+		var slab parquet.Row
+		for rows.Next() {
+			if slab == nil {
+				slab = make(parquet.Row, 0, batchRows*perRow*2)
+				bt = rowBatch{rows: make([]parquet.Row, 0, batchRows)}
+				b.arena = nil
+			}
+			start := len(slab)
+			var err error
+			if slab, err = b.append(slab, fields, rows.RawValues()); err != nil {
+				return err
+			}
+			bt.rows = append(bt.rows, slab[start:len(slab):len(slab)])
+			n++
+			if err := afterRow(n); err != nil {
+				return err
+			}
+			if len(bt.rows) == batchRows {
+				if !send(bt) {
+					return nil
+				}
+				slab = nil
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(bt.rows) > 0 && slab != nil {
+			send(bt)
+		}
+		return nil
+	}()
+	close(batches)
+	<-done
+	if err == nil {
+		err = werr
+	}
+	return n, err
 }
 
 // safeHigh is the change time up to which rows are exported: now, or the

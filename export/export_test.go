@@ -308,3 +308,36 @@ func TestNullInANotNullColumnIsAnErrorNamingIt(t *testing.T) {
 	_, err := convert(Column{Name: "name", Kind: String}, nil)
 	require.ErrorContains(t, err, "column name")
 }
+
+func TestEdgeValuesRoundTripThroughDuckDB(t *testing.T) {
+	t.Parallel()
+	pool, out := setup(t, 0)
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `INSERT INTO test_items (id, name, note, daily_budget_amount_local_micro, active, price, tags, volumes, day, created_at, raw) VALUES
+		(1, 'before 1970', NULL, -9223372036854775808, false, -0.5, ARRAY[]::text[], ARRAY[]::bigint[], date '1969-12-31', timestamptz '1969-12-31 23:59:59.999+00', '{"é": "ü", "n": [1, 2]}'),
+		(2, 'before 2000', 'x', 9223372036854775807, true, 1e300, ARRAY['a', NULL, 'c'], ARRAY[1, NULL, -3]::bigint[], date '1999-12-31', timestamptz '1999-12-31 23:59:59.001+00', '[]'),
+		(3, 'after 2000', '', 0, true, NULL, NULL, NULL, NULL, timestamptz '2000-01-01 00:00:00.0005+00', '"s"')`)
+	require.NoError(t, err)
+	_, err = Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	d := duck(t, nil, map[string]string{"rows": "SELECT id, name, note, daily_budget_amount_local_micro::VARCHAR AS micros, active, price, tags::VARCHAR AS tags, " +
+		"volumes::VARCHAR AS volumes, day::VARCHAR AS day, created_at::VARCHAR AS created_at, raw::VARCHAR AS raw " +
+		"FROM read_parquet('" + out + "/test_items/*/*.parquet') ORDER BY id"})
+	rows := d.Queries["rows"]
+	require.Len(t, rows, 3)
+	want := []map[string]any{
+		{"name": "before 1970", "note": nil, "micros": "-9223372036854775808", "active": false, "tags": "[]", "volumes": "[]",
+			"day": "1969-12-31", "created_at": "1969-12-31 23:59:59.999+00", "raw": `{"n": [1, 2], "é": "ü"}`},
+		{"name": "before 2000", "note": "x", "micros": "9223372036854775807", "active": true, "tags": "[a, c]", "volumes": "[1, -3]",
+			"day": "1999-12-31", "created_at": "1999-12-31 23:59:59.001+00", "raw": `[]`},
+		{"name": "after 2000", "note": "", "micros": "0", "active": true, "tags": "[]", "volumes": "[]",
+			"day": nil, "created_at": "2000-01-01 00:00:00+00", "raw": `"s"`},
+	}
+	for i, w := range want {
+		for k, v := range w {
+			require.Equal(t, v, rows[i][k], "row %d column %s", i+1, k)
+		}
+	}
+	require.EqualValues(t, -0.5, toFloat(rows[0]["price"]))
+	require.Nil(t, rows[2]["price"])
+}

@@ -43,8 +43,7 @@ type openFile struct {
 	buf *bufio.Writer
 	h   hash.Hash
 	cw  *countingWriter
-	//lint:ignore SA1019 rows are maps over a schema built at run time; GenericWriter needs a Go type per table
-	w    *parquet.Writer
+	w    *parquet.GenericWriter[any]
 	rows int64
 	tmp  string
 	dst  string
@@ -67,18 +66,26 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (pw *partWriter) write(row map[string]any) error {
-	if pw.cur == nil {
-		if err := pw.open(); err != nil {
-			return err
+// writeRows writes rows, starting a new file whenever one reaches
+// rowsPerFile.
+func (pw *partWriter) writeRows(rows []parquet.Row) error {
+	for len(rows) > 0 {
+		if pw.cur == nil {
+			if err := pw.open(); err != nil {
+				return err
+			}
 		}
-	}
-	if err := pw.cur.w.Write(row); err != nil {
-		return fmt.Errorf("export %s: writing a row: %w", pw.table.Name, err)
-	}
-	pw.cur.rows++
-	if pw.cur.rows >= pw.rowsPerFile {
-		return pw.closeFile()
+		n := min(int64(len(rows)), pw.rowsPerFile-pw.cur.rows)
+		if _, err := pw.cur.w.WriteRows(rows[:n]); err != nil {
+			return fmt.Errorf("export %s: writing rows: %w", pw.table.Name, err)
+		}
+		pw.cur.rows += n
+		rows = rows[n:]
+		if pw.cur.rows >= pw.rowsPerFile {
+			if err := pw.closeFile(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -98,7 +105,7 @@ func (pw *partWriter) open() error {
 	h := sha256.New()
 	cw := &countingWriter{w: io.MultiWriter(f, h)}
 	buf := bufio.NewWriterSize(cw, 1<<20)
-	w := parquet.NewWriter(buf, pw.schema,
+	w := parquet.NewGenericWriter[any](buf, pw.schema,
 		parquet.Compression(&zstdCodec),
 		parquet.MaxRowsPerRowGroup(pw.rowsPerRG), // bounds memory: a row group is buffered whole
 		parquet.CreatedBy("adsync", "", ""),
