@@ -39,10 +39,10 @@ type partWriter struct {
 }
 
 type openFile struct {
-	f   *os.File
-	buf *bufio.Writer
-	h   hash.Hash
-	cw  *countingWriter
+	f    *os.File
+	buf  *bufio.Writer
+	h    hash.Hash
+	cw   *countingWriter
 	w    *parquet.GenericWriter[any]
 	rows int64
 	tmp  string
