@@ -93,17 +93,21 @@ func (b *rowBuilder) value(row parquet.Row, col int, c Column, f pgconn.FieldDes
 		return append(row, parquet.NullValue().Level(0, 0, col)), nil
 	}
 	if f.Format != pgtype.BinaryFormatCode {
+		// pgx asks for text as text: its bytes are the value, and the text
+		// form of json and jsonb is the JSON itself.
+		switch {
+		case (c.Kind == String && textOID(f.DataTypeOID)) || (c.Kind == JSON && (textOID(f.DataTypeOID) || f.DataTypeOID == pgtype.JSONOID || f.DataTypeOID == pgtype.JSONBOID)):
+			return append(row, parquet.ByteArrayValue(b.copyBytes(raw)).Level(0, def, col)), nil
+		}
 		return b.fallback(row, col, c, f, raw, def)
 	}
 	var v parquet.Value
 	switch c.Kind {
 	case String:
-		switch f.DataTypeOID {
-		case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
-			v = parquet.ByteArrayValue(b.copyBytes(raw))
-		default:
+		if !textOID(f.DataTypeOID) {
 			return b.fallback(row, col, c, f, raw, def)
 		}
+		v = parquet.ByteArrayValue(b.copyBytes(raw))
 	case Int64:
 		n, ok := binaryInt(f.DataTypeOID, raw)
 		if !ok {
@@ -149,7 +153,7 @@ func (b *rowBuilder) value(row parquet.Row, col int, c Column, f pgconn.FieldDes
 				return row, fmt.Errorf("unknown jsonb format version")
 			}
 			v = parquet.ByteArrayValue(b.copyBytes(raw[1:]))
-		case pgtype.JSONOID, pgtype.TextOID:
+		case pgtype.JSONOID, pgtype.TextOID, pgtype.VarcharOID:
 			v = parquet.ByteArrayValue(b.copyBytes(raw))
 		default:
 			return b.fallback(row, col, c, f, raw, def)
@@ -176,12 +180,10 @@ func (b *rowBuilder) list(row parquet.Row, col int, c Column, f pgconn.FieldDesc
 		}
 		var v parquet.Value
 		if c.Kind == StringList {
-			switch elemOID {
-			case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
-				v = parquet.ByteArrayValue(b.copyBytes(e))
-			default:
+			if !textOID(elemOID) {
 				return b.fallback(row, col, c, f, raw, 0)
 			}
+			v = parquet.ByteArrayValue(b.copyBytes(e))
 		} else {
 			x, ok := binaryInt(elemOID, e)
 			if !ok {
@@ -251,6 +253,15 @@ func (b *rowBuilder) fallback(row parquet.Row, col int, c Column, f pgconn.Field
 		return append(row, parquet.Int32Value(int32(floorDiv(t.Unix(), 86400))).Level(0, def, col)), nil
 	}
 	return row, fmt.Errorf("cannot export a %T as kind %d", x, c.Kind)
+}
+
+// textOID says whether a value of the type is its text, in either format.
+func textOID(oid uint32) bool {
+	switch oid {
+	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
+		return true
+	}
+	return false
 }
 
 func binaryInt(oid uint32, raw []byte) (int64, bool) {
