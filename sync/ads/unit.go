@@ -345,9 +345,8 @@ var ErrUnitDone = errors.New("unit already finished")
 // run finished with it.
 func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		var state string
-		if err := tx.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`,
-			u.RunID, u.AccountID, u.Entity.Name).Scan(&state); err != nil {
+		state, err := store.LockUnitState(ctx, tx, u.Key())
+		if err != nil {
 			return err
 		}
 		if state != store.UnitRunning {

@@ -31,6 +31,27 @@ func CreateRun(ctx context.Context, pool *pgxpool.Pool, pipeline, trigger string
 	return id, err
 }
 
+// RunForJob returns the run recorded by River job jobID, recording it on
+// the job's first attempt: a job that creates its own run (a scheduled
+// one) finds it again on later attempts. params must marshal to an object;
+// the job id is added to it as river_job_id.
+func RunForJob(ctx context.Context, pool *pgxpool.Pool, pipeline, trigger string, params any, jobID int64) (int64, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = pool.QueryRow(ctx, `SELECT id FROM sync_runs WHERE pipeline = $1 AND params->>'river_job_id' = $2::bigint::text`,
+		pipeline, jobID).Scan(&id)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return id, err
+	}
+	err = pool.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, trigger, params)
+VALUES ($1, $2, $3::jsonb || jsonb_build_object('river_job_id', $4::bigint::text)) RETURNING id`,
+		pipeline, trigger, p, jobID).Scan(&id)
+	return id, err
+}
+
 // UnitKey names one unit of a run.
 type UnitKey struct {
 	RunID     int64
@@ -60,6 +81,15 @@ func UnitState(ctx context.Context, pool *pgxpool.Pool, k UnitKey) (string, erro
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
+	return s, err
+}
+
+// LockUnitState locks a unit's row for the rest of tx and returns its
+// state, so the caller's change of state is the only one.
+func LockUnitState(ctx context.Context, tx pgx.Tx, k UnitKey) (string, error) {
+	var s string
+	err := tx.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`,
+		k.RunID, k.AccountID, k.Entity).Scan(&s)
 	return s, err
 }
 
