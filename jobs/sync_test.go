@@ -379,3 +379,46 @@ func TestScheduledRunRecordsItselfAndItsCounts(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM sync_runs`).Scan(&runs))
 	require.Equal(t, 1, runs)
 }
+
+func TestAccountNoLongerListedIsLeftOutWithItsRecordsKeptUntilAccessReturns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupSync(t, nil, nil)
+	only := []string{"campaigns"}
+	first := b.run(t, jobs.SyncRunArgs{Entities: only})
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	require.Empty(t, first.InaccessibleAccounts)
+	var lost string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT account_id FROM campaigns GROUP BY account_id ORDER BY account_id LIMIT 1`).Scan(&lost))
+	kept := tableCounts(t, b.pool, "campaigns")[lost]
+	require.Positive(t, kept[0])
+
+	require.NoError(t, b.fake.Srv.SetAccountAccess(fixtures.AccountAccess{AccountID: lost, Revoked: true}))
+	family := "GET /12/accounts/{account_id}/campaigns"
+	before := b.fake.Srv.Stats().Family(family).Requests
+	second := b.run(t, jobs.SyncRunArgs{Entities: only})
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	require.Equal(t, []string{lost}, second.InaccessibleAccounts)
+	accounts := len(b.fake.Srv.AdsTruth().Accounts) - 2 // one is deleted, one out of reach
+	require.Equal(t, accounts, entityCounts(second, "campaigns").Units, "no unit for the account out of reach")
+	require.Equal(t, accounts, b.fake.Srv.Stats().Family(family).Requests-before)
+	require.Equal(t, kept, tableCounts(t, b.pool, "campaigns")[lost], "its records are kept as they were")
+	var deleted, inaccessible bool
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT deleted, inaccessible_since IS NOT NULL FROM accounts WHERE id = $1`, lost).Scan(&deleted, &inaccessible))
+	require.False(t, deleted, "an account out of reach is not deleted")
+	require.True(t, inaccessible)
+
+	// An incremental run asked for by account id leaves it out too.
+	byID := b.run(t, jobs.SyncRunArgs{AccountIDs: []string{lost}, Entities: only})
+	require.Equal(t, "succeeded", byID.Outcome, byID.Error)
+	require.Equal(t, []string{lost}, byID.InaccessibleAccounts)
+	require.Zero(t, entityCounts(byID, "campaigns").Units)
+
+	require.NoError(t, b.fake.Srv.SetAccountAccess(fixtures.AccountAccess{AccountID: lost, Revoked: false}))
+	third := b.run(t, jobs.SyncRunArgs{Entities: only})
+	require.Equal(t, "succeeded", third.Outcome, third.Error)
+	require.Empty(t, third.InaccessibleAccounts)
+	require.Equal(t, accounts+1, entityCounts(third, "campaigns").Units, "syncing it resumes")
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT inaccessible_since IS NOT NULL FROM accounts WHERE id = $1`, lost).Scan(&inaccessible))
+	require.False(t, inaccessible)
+}

@@ -118,11 +118,23 @@ func (l *Lifecycle) fanOut(ctx context.Context, run Run, enqueue Enqueuer) (bool
 		if err != nil || done {
 			return err
 		}
-		accountIDs := run.AccountIDs
-		if len(accountIDs) == 0 {
-			if accountIDs, err = LiveAccounts(ctx, tx); err != nil {
-				return err
-			}
+		accountIDs, err := LiveAccounts(ctx, tx)
+		if err != nil {
+			return err
+		}
+		lost, err := InaccessibleAccounts(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if len(run.AccountIDs) > 0 {
+			// Accounts asked for by id are synced even when the list
+			// does not know them (their units then fail, saying why),
+			// unless the list says they are out of reach.
+			accountIDs = slices.DeleteFunc(slices.Clone(run.AccountIDs), func(id string) bool { return slices.Contains(lost, id) })
+			lost = slices.DeleteFunc(lost, func(id string) bool { return !slices.Contains(run.AccountIDs, id) })
+		}
+		if err := store.NoteInaccessibleAccounts(ctx, tx, run.ID, lost); err != nil {
+			return err
 		}
 		units := plan(run, accountIDs)
 		for _, k := range units {
@@ -149,9 +161,21 @@ func (l *Lifecycle) fanOut(ctx context.Context, run Run, enqueue Enqueuer) (bool
 	return runDone, err
 }
 
-// LiveAccounts lists the accounts a run fans out to: those not deleted.
+// LiveAccounts lists the accounts a run fans out to: those neither deleted
+// nor out of the user's reach.
 func LiveAccounts(ctx context.Context, tx pgx.Tx) ([]string, error) {
-	rows, err := tx.Query(ctx, `SELECT id FROM accounts WHERE NOT deleted ORDER BY id`)
+	rows, err := tx.Query(ctx, `SELECT id FROM accounts WHERE NOT deleted AND inaccessible_since IS NULL ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// InaccessibleAccounts lists the accounts, not deleted, that the user's
+// account list no longer returns: runs leave them out and keep their
+// records.
+func InaccessibleAccounts(ctx context.Context, tx pgx.Tx) ([]string, error) {
+	rows, err := tx.Query(ctx, `SELECT id FROM accounts WHERE NOT deleted AND inaccessible_since IS NOT NULL ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}

@@ -55,9 +55,10 @@ func (u *Unit) Key() store.UnitKey {
 }
 
 // Complete says whether the unit lists every record, so records it does
-// not see are gone for good and can be tombstoned by the sweep.
+// not see are gone for good and can be tombstoned by the sweep. An access
+// list is always complete: what it leaves out is what it tells.
 func (u *Unit) Complete() bool {
-	return u.Full || !u.Entity.Incremental || u.Bookmark == nil
+	return u.Full || !u.Entity.Incremental || u.Bookmark == nil || u.Entity.AccessList
 }
 
 // stopAt is the updated_at below which an incremental listing stops.
@@ -356,6 +357,9 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 			n, err := store.Sweep(ctx, tx, u.Entity.SweepSQL(), u.RunID, u.AccountID, u.Entity.Name)
 			if err != nil {
 				return fmt.Errorf("sweeping %s: %w", u.Entity.Name, err)
+			}
+			if u.Entity.AccessList {
+				n = 0 // an account out of reach is not deleted
 			}
 			if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
 				return err

@@ -221,7 +221,9 @@ FROM sync_run_units WHERE run_id = $1`, runID).Scan(&open, &failed, &ok); err !=
 	case failed > 0:
 		outcome = "partial"
 	}
-	_, err := tx.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = COALESCE((
+	// The counts keep what the run noted while running (see
+	// NoteInaccessibleAccounts) beside the units' sums.
+	_, err := tx.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = counts || COALESCE((
     SELECT jsonb_object_agg(entity, c) FROM (
         SELECT entity, jsonb_build_object('fetched', sum(fetched), 'inserted', sum(inserted), 'updated', sum(updated),
             'unchanged', sum(unchanged), 'deleted', sum(deleted), 'units', count(*),
@@ -232,6 +234,21 @@ FROM sync_run_units WHERE run_id = $1`, runID).Scan(&open, &failed, &ok); err !=
         FROM sync_run_units WHERE run_id = $1 AND state = 'failed')
 WHERE id = $1`, runID, outcome)
 	return true, err
+}
+
+// inaccessibleKey is the key of sync_runs.counts listing the accounts a
+// sync run left out because the user can no longer reach them.
+const inaccessibleKey = "inaccessible_accounts"
+
+// NoteInaccessibleAccounts records on a running sync run the accounts it
+// leaves out because the user's account list no longer returns them.
+func NoteInaccessibleAccounts(ctx context.Context, tx pgx.Tx, runID int64, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `UPDATE sync_runs SET counts = counts || jsonb_build_object($2::text, $3::text[]) WHERE id = $1`,
+		runID, inaccessibleKey, ids)
+	return err
 }
 
 // EntityCounts are one entity's totals in a run.
@@ -247,13 +264,17 @@ type Run struct {
 	Outcome  string
 	Error    string
 	Entities []EntityCounts
+	// InaccessibleAccounts are the accounts the run left out because the
+	// user's account list no longer returns them (their records are kept).
+	InaccessibleAccounts []string
 }
 
 // GetRun reads a run and sums its units per entity.
 func GetRun(ctx context.Context, pool *pgxpool.Pool, runID int64) (Run, error) {
 	r := Run{ID: runID}
 	var e *string
-	if err := pool.QueryRow(ctx, `SELECT outcome, error FROM sync_runs WHERE id = $1`, runID).Scan(&r.Outcome, &e); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT outcome, error, ARRAY(SELECT jsonb_array_elements_text(coalesce(counts->$2, '[]')))
+FROM sync_runs WHERE id = $1`, runID, inaccessibleKey).Scan(&r.Outcome, &e, &r.InaccessibleAccounts); err != nil {
 		return r, err
 	}
 	if e != nil {
