@@ -128,6 +128,11 @@ func (w *syncRunWorker) Work(ctx context.Context, job *river.Job[SyncRunArgs]) e
 	if ctx.Err() != nil {
 		return err
 	}
+	if errors.Is(err, ads.ErrUnitsWaiting) {
+		// Another run's job that already did its work still holds a
+		// unit: queue it once River has marked that job finished.
+		return river.JobSnooze(time.Second)
+	}
 	var rae *api.RetryAtError
 	if errors.As(err, &rae) {
 		return river.JobSnooze(rae.Wait(time.Now()) + 10*time.Millisecond)

@@ -3,6 +3,7 @@ package ads
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -110,9 +111,22 @@ func plan(run Run, accountIDs []string) []store.UnitKey {
 	return units
 }
 
-// fanOut records the run's units and enqueues their jobs, once per run.
+// ErrUnitsWaiting says some units of a run could not be queued yet: the
+// job holding each is another run's, whose unit has already ended, so it
+// will not sync it again, but River has not yet marked that job finished.
+// The run's job should try again shortly.
+var ErrUnitsWaiting = errors.New("units wait for the job of another run to finish")
+
+// Waits between tries to queue units whose holder is finishing: River
+// marks a job finished milliseconds after its work ends.
+const (
+	queueRetryFirst = 10 * time.Millisecond
+	queueRetryMax   = 200 * time.Millisecond
+	queueRetryFor   = 5 * time.Second
+)
+
+// fanOut records the run's units once, then queues their jobs.
 func (l *Lifecycle) fanOut(ctx context.Context, run Run, enqueue Enqueuer) (bool, error) {
-	var runDone bool
 	err := pgx.BeginFunc(ctx, l.Syncer.Pool, func(tx pgx.Tx) error {
 		done, err := store.HasUnits(ctx, tx, run.ID, "accounts")
 		if err != nil || done {
@@ -136,28 +150,81 @@ func (l *Lifecycle) fanOut(ctx context.Context, run Run, enqueue Enqueuer) (bool
 		if err := store.NoteInaccessibleAccounts(ctx, tx, run.ID, lost); err != nil {
 			return err
 		}
-		units := plan(run, accountIDs)
-		for _, k := range units {
+		for _, k := range plan(run, accountIDs) {
 			if _, err := store.AddUnit(ctx, tx, k); err != nil {
 				return err
 			}
 		}
-		if len(units) > 0 {
-			holders, err := enqueue(ctx, tx, run, units)
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	var waiting []store.UnitKey
+	wait, deadline := queueRetryFirst, time.Now().Add(queueRetryFor)
+	for {
+		runDone, err := l.queue(ctx, run, enqueue, &waiting)
+		if err != nil || len(waiting) == 0 {
+			return runDone, err
+		}
+		if time.Now().After(deadline) {
+			return false, fmt.Errorf("%w (%d units)", ErrUnitsWaiting, len(waiting))
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, queueRetryMax)
+	}
+}
+
+// queue enqueues the jobs of *units (nil: every pending unit of the run)
+// and leaves in *units those to try again. A unit whose key another run's
+// job holds is skipped only while that job's unit is still open, so that
+// job will do the work; a holder whose unit already ended has done its work
+// before this run asked, and River is about to mark it finished: the unit
+// is tried again, not skipped with nothing to sync it.
+func (l *Lifecycle) queue(ctx context.Context, run Run, enqueue Enqueuer, units *[]store.UnitKey) (runDone bool, err error) {
+	var waiting []store.UnitKey
+	err = pgx.BeginFunc(ctx, l.Syncer.Pool, func(tx pgx.Tx) error {
+		todo := *units
+		if todo == nil {
+			if todo, err = store.PendingUnits(ctx, tx, run.ID, "accounts"); err != nil {
+				return err
+			}
+		}
+		if len(todo) > 0 {
+			holders, err := enqueue(ctx, tx, run, todo)
 			if err != nil {
 				return err
 			}
 			for i, h := range holders {
-				if h != 0 && h != run.ID {
-					if _, err := store.EndUnit(ctx, tx, units[i], store.UnitSkipped, "already queued or running"); err != nil {
-						return err
-					}
+				if h == 0 || h == run.ID {
+					continue
+				}
+				// A plain read: locking the holder's unit here would
+				// order locks against the holder's page transactions.
+				k := todo[i]
+				st, err := store.UnitState(ctx, tx, store.UnitKey{RunID: h, AccountID: k.AccountID, Entity: k.Entity})
+				if err != nil {
+					return err
+				}
+				if !store.UnitOpen(st) {
+					waiting = append(waiting, k)
+					continue
+				}
+				if _, err := store.EndUnit(ctx, tx, k, store.UnitSkipped, fmt.Sprintf("already queued or running for run %d", h)); err != nil {
+					return err
 				}
 			}
 		}
 		runDone, err = store.FinishRunIfDone(ctx, tx, run.ID)
 		return err
 	})
+	if err == nil {
+		*units = waiting
+	}
 	return runDone, err
 }
 

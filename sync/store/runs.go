@@ -73,10 +73,34 @@ func HasUnits(ctx context.Context, tx pgx.Tx, runID int64, except string) (bool,
 	return n > 0, err
 }
 
+// Querier runs a query: a pool or a transaction.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// PendingUnits lists the units of a run not yet started, the entity except
+// aside.
+func PendingUnits(ctx context.Context, tx pgx.Tx, runID int64, except string) ([]UnitKey, error) {
+	rows, err := tx.Query(ctx, `SELECT run_id, account_id, entity FROM sync_run_units
+WHERE run_id = $1 AND state = 'pending' AND entity <> $2 ORDER BY account_id, entity`, runID, except)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (UnitKey, error) {
+		var k UnitKey
+		err := r.Scan(&k.RunID, &k.AccountID, &k.Entity)
+		return k, err
+	})
+}
+
+// UnitOpen says whether a unit state is one the unit may still leave by
+// doing its work.
+func UnitOpen(state string) bool { return state == UnitPending || state == UnitRunning }
+
 // UnitState returns the state of a unit ("" when it does not exist).
-func UnitState(ctx context.Context, pool *pgxpool.Pool, k UnitKey) (string, error) {
+func UnitState(ctx context.Context, q Querier, k UnitKey) (string, error) {
 	var s string
-	err := pool.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+	err := q.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 		k.RunID, k.AccountID, k.Entity).Scan(&s)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
