@@ -222,6 +222,12 @@ ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = EXCLUDED.state, e
 // lock orders concurrent finishers). Outcome: failed when every unit that
 // ran failed, partial when some did, succeeded otherwise.
 func FinishRunIfDone(ctx context.Context, tx pgx.Tx, runID int64) (bool, error) {
+	return finishRun(ctx, tx, runID, "")
+}
+
+// finishRun finishes the run once no unit is open; failure, when set, is
+// the reason the run failed whatever its units say.
+func finishRun(ctx context.Context, tx pgx.Tx, runID int64, failure string) (bool, error) {
 	var outcome string
 	if err := tx.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`, runID).Scan(&outcome); err != nil {
 		return false, err
@@ -240,6 +246,8 @@ FROM sync_run_units WHERE run_id = $1`, runID).Scan(&open, &failed, &ok); err !=
 	}
 	outcome = "succeeded"
 	switch {
+	case failure != "":
+		outcome = "failed"
 	case failed > 0 && ok == 0:
 		outcome = "failed"
 	case failed > 0:
@@ -254,9 +262,9 @@ FROM sync_run_units WHERE run_id = $1`, runID).Scan(&open, &failed, &ok); err !=
             'failed_units', count(*) FILTER (WHERE state = 'failed'),
             'skipped_units', count(*) FILTER (WHERE state = 'skipped')) AS c
         FROM sync_run_units WHERE run_id = $1 GROUP BY entity) e), '{}'),
-    error = (SELECT string_agg(DISTINCT CASE WHEN account_id = '' THEN entity ELSE entity || ' ' || account_id END || ': ' || error, '; ')
-        FROM sync_run_units WHERE run_id = $1 AND state = 'failed')
-WHERE id = $1`, runID, outcome)
+    error = COALESCE((SELECT string_agg(DISTINCT CASE WHEN account_id = '' THEN entity ELSE entity || ' ' || account_id END || ': ' || error, '; ')
+        FROM sync_run_units WHERE run_id = $1 AND state = 'failed'), NULLIF($3, ''))
+WHERE id = $1`, runID, outcome, failure)
 	return true, err
 }
 
@@ -323,14 +331,15 @@ FROM sync_run_units WHERE run_id = $1 GROUP BY entity ORDER BY entity`, runID)
 }
 
 // FailRun ends a run that could not fan out: its open units and the run
-// itself are failed with reason.
+// itself are failed with reason (the run fails even when the units it
+// ran, the accounts, succeeded).
 func FailRun(ctx context.Context, pool *pgxpool.Pool, runID int64, reason string) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET state = 'failed', error = $2, finished_at = now()
 WHERE run_id = $1 AND state IN ('pending', 'running')`, runID, reason); err != nil {
 			return err
 		}
-		_, err := FinishRunIfDone(ctx, tx, runID)
+		_, err := finishRun(ctx, tx, runID, reason)
 		return err
 	})
 }
