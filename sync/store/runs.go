@@ -52,6 +52,35 @@ VALUES ($1, $2, $3::jsonb || jsonb_build_object('river_job_id', $4::bigint::text
 	return id, err
 }
 
+// Run outcomes.
+const (
+	RunRunning   = "running"
+	RunSucceeded = "succeeded"
+	RunFailed    = "failed"
+)
+
+// EndRun records the outcome, counts and error (reason, "" for none) of a
+// run without units (insights, posts) that is still running; a run already
+// ended is left as it is.
+func EndRun(ctx context.Context, pool *pgxpool.Pool, runID int64, outcome string, counts any, reason string) error {
+	c, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	_, err = pool.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = $3, error = NULLIF($4, '')
+WHERE id = $1 AND outcome = 'running'`, runID, outcome, c, reason)
+	return err
+}
+
+// SyncRunning says whether an advertising sync started within the last
+// within is still running.
+func SyncRunning(ctx context.Context, pool *pgxpool.Pool, within time.Duration) (bool, error) {
+	var running bool
+	err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sync_runs WHERE pipeline = 'sync' AND outcome = 'running'
+    AND started_at > now() - $1::interval)`, within.String()).Scan(&running)
+	return running, err
+}
+
 // UnitKey names one unit of a run.
 type UnitKey struct {
 	RunID     int64
