@@ -155,5 +155,8 @@ func printSummary(w io.Writer, run store.Run) {
 	}
 	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\n", t.Fetched, t.Inserted, t.Updated, t.Unchanged, t.Deleted, t.FailedUnits)
 	_ = tw.Flush()
+	if len(run.InaccessibleAccounts) > 0 {
+		fmt.Fprintf(w, "accounts no longer accessible to the user (not synced, records kept): %s\n", strings.Join(run.InaccessibleAccounts, ", "))
+	}
 	fmt.Fprintf(w, "sync run %d %s\n", run.ID, run.Outcome)
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/adsync/adsync/fixtures"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,4 +67,20 @@ func TestSyncRejectsUnknownEntitiesListingTheValidOnes(t *testing.T) {
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, `unknown entity "widgets"`)
 	require.Contains(t, r.stderr, "tailored_audience_permissions")
+}
+
+func TestSyncWaitSucceedsSayingWhichAccountsAreNoLongerAccessible(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	r := b.run(t, "sync", "--wait", "--entities", "campaigns")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NotContains(t, r.stdout, "no longer accessible")
+	var lost string
+	require.NoError(t, b.pool(t).QueryRow(context.Background(), `SELECT id FROM accounts WHERE NOT deleted ORDER BY id LIMIT 1`).Scan(&lost))
+	require.NoError(t, b.srv.SetAccountAccess(fixtures.AccountAccess{AccountID: lost, Revoked: true}))
+
+	r = b.run(t, "sync", "--wait", "--entities", "campaigns")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stdout, "accounts no longer accessible to the user (not synced, records kept): "+lost+"\n")
+	require.Regexp(t, `(?m)^sync run \d+ succeeded$`, r.stdout)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/export"
+	"github.com/adsync/adsync/sync/store"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
@@ -53,9 +54,8 @@ const syncRunningRecently = 6 * time.Hour
 
 // Work implements river.Worker.
 func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) error {
-	var syncing bool
-	if err := w.deps.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sync_runs WHERE pipeline = 'sync' AND outcome = 'running'
-		AND started_at > now() - $1::interval)`, syncRunningRecently.String()).Scan(&syncing); err != nil {
+	syncing, err := store.SyncRunning(ctx, w.deps.Pool, syncRunningRecently)
+	if err != nil {
 		return err
 	}
 	if syncing {

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/adsync/adsync/sync/posts"
+	"github.com/adsync/adsync/sync/store"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
@@ -32,6 +34,8 @@ type PostsSettings struct {
 type InsightsArgs struct {
 	// Sets are set names; empty means every configured set.
 	Sets []string `json:"sets,omitempty"`
+	// Trigger is recorded with the run ("manual" when empty).
+	Trigger string `json:"trigger,omitempty"`
 }
 
 // Kind names the job.
@@ -53,6 +57,8 @@ type PostsFetchArgs struct {
 	IDs        []string `json:"ids,omitempty"`
 	FromAds    bool     `json:"from_ads,omitempty"`
 	FromConfig bool     `json:"from_config,omitempty"`
+	// Trigger is recorded with the run ("manual" when empty).
+	Trigger string `json:"trigger,omitempty"`
 }
 
 // Kind names the job.
@@ -64,9 +70,9 @@ func (PostsFetchArgs) InsertOpts() river.InsertOpts {
 }
 
 func init() {
-	pipelineJobs[PipelineInsights] = func() (river.JobArgs, *river.InsertOpts) { return InsightsArgs{}, nil }
+	pipelineJobs[PipelineInsights] = func() (river.JobArgs, *river.InsertOpts) { return InsightsArgs{Trigger: "schedule"}, nil }
 	pipelineJobs[PipelinePosts] = func() (river.JobArgs, *river.InsertOpts) {
-		return PostsFetchArgs{FromAds: true, FromConfig: true}, nil
+		return PostsFetchArgs{FromAds: true, FromConfig: true, Trigger: "schedule"}, nil
 	}
 }
 
@@ -98,31 +104,71 @@ type insightsWorker struct {
 	deps *Deps
 }
 
+// insightsParams are what an insights run records in sync_runs.params.
+type insightsParams struct {
+	Sets     []string `json:"sets,omitempty"`
+	Lookback string   `json:"lookback"`
+}
+
 func (w *insightsWorker) Work(ctx context.Context, job *river.Job[InsightsArgs]) error {
-	sets, err := selectSets(w.deps.Insights.Sets, job.Args.Sets)
-	if err != nil {
-		return river.JobCancel(err)
-	}
-	if len(sets) == 0 {
-		w.deps.Log.Info("insights: no keyword sets configured; nothing to fetch")
-		return nil
-	}
 	lookback := w.deps.Insights.Lookback
 	if lookback <= 0 {
 		lookback = insights.MaxSpan
 	}
+	runID, err := store.RunForJob(ctx, w.deps.Pool, PipelineInsights, cmp.Or(job.Args.Trigger, "manual"),
+		insightsParams{Sets: job.Args.Sets, Lookback: lookback.String()}, job.ID)
+	if err != nil {
+		return err
+	}
+	counts, err := w.work(ctx, job.Args, lookback)
+	return endRun(ctx, w.deps, job.JobRow, runID, counts, err)
+}
+
+func (w *insightsWorker) work(ctx context.Context, args InsightsArgs, lookback time.Duration) (map[string]int, error) {
+	sets, err := selectSets(w.deps.Insights.Sets, args.Sets)
+	if err != nil {
+		return nil, river.JobCancel(err)
+	}
+	if len(sets) == 0 {
+		w.deps.Log.Info("insights: no keyword sets configured; nothing to fetch")
+		return map[string]int{"sets": 0}, nil
+	}
 	if _, err := insights.PlanSets(sets); err != nil {
 		// A set no request can express stays so until the configuration changes.
-		return river.JobCancel(err)
+		return nil, river.JobCancel(err)
 	}
 	r := &insights.Runner{Client: w.deps.API, Pool: w.deps.Pool}
 	rep, err := r.RunLookback(ctx, sets, lookback)
+	counts := map[string]int{"sets": rep.Sets, "windows": rep.Windows, "requests": rep.Requests, "buckets": rep.Buckets}
 	if err != nil {
-		return jobOutcome(err)
+		return counts, jobOutcome(err)
 	}
 	w.deps.Log.Info("insights: fetched", zap.Int("sets", rep.Sets), zap.Int("windows", rep.Windows),
 		zap.Int("requests", rep.Requests), zap.Int("buckets", rep.Buckets))
-	return river.RecordOutput(ctx, map[string]int{"sets": rep.Sets, "windows": rep.Windows, "requests": rep.Requests, "buckets": rep.Buckets})
+	return counts, river.RecordOutput(ctx, counts)
+}
+
+// endRun records on a job's run how the attempt that returned err ended:
+// succeeded, or failed when River will not try again (a cancellation or
+// the last attempt). A snooze, a retry or a worker shutting down leave the
+// run running for the next attempt. It returns err for River.
+func endRun(ctx context.Context, deps *Deps, job *rivertype.JobRow, runID int64, counts any, err error) error {
+	var snooze *rivertype.JobSnoozeError
+	var cancel *rivertype.JobCancelError
+	outcome, reason := store.RunSucceeded, ""
+	switch {
+	case err == nil:
+	case ctx.Err() != nil || errors.As(err, &snooze):
+		return err
+	case errors.As(err, &cancel) || job.Attempt >= job.MaxAttempts:
+		outcome, reason = store.RunFailed, err.Error()
+	default:
+		return err
+	}
+	if rerr := store.EndRun(ctx, deps.Pool, runID, outcome, counts, reason); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
 }
 
 // selectSets picks the named sets (all when names is empty).
@@ -152,22 +198,33 @@ type postsWorker struct {
 }
 
 func (w *postsWorker) Work(ctx context.Context, job *river.Job[PostsFetchArgs]) error {
-	ids, err := PostIDs(ctx, w.deps, job.Args)
+	a := job.Args
+	runID, err := store.RunForJob(ctx, w.deps.Pool, PipelinePosts, cmp.Or(a.Trigger, "manual"),
+		PostsFetchArgs{IDs: a.IDs, FromAds: a.FromAds, FromConfig: a.FromConfig}, job.ID)
+	if err != nil {
+		return err
+	}
+	sum, err := w.work(ctx, a)
+	return endRun(ctx, w.deps, job.JobRow, runID, sum, err)
+}
+
+func (w *postsWorker) work(ctx context.Context, args PostsFetchArgs) (posts.Summary, error) {
+	ids, err := PostIDs(ctx, w.deps, args)
 	if err != nil {
 		if errors.Is(err, posts.ErrNoAdsPosts) {
 			// Retrying cannot help until a sync has run.
-			return river.JobCancel(err)
+			return posts.Summary{}, river.JobCancel(err)
 		}
-		return err
+		return posts.Summary{}, err
 	}
 	f := &posts.Fetcher{Client: w.deps.API, Pool: w.deps.Pool}
 	sum, err := f.Fetch(ctx, ids)
 	if err != nil {
-		return jobOutcome(err)
+		return sum, jobOutcome(err)
 	}
 	w.deps.Log.Info("posts: fetched", zap.Int("requested", sum.Requested), zap.Int("found", sum.Found),
 		zap.Int("not_found", sum.NotFound), zap.Int("media", sum.Media), zap.Int("users", sum.Users))
-	return river.RecordOutput(ctx, sum)
+	return sum, river.RecordOutput(ctx, sum)
 }
 
 // PostIDs gathers the ids a posts job fetches. Without advertising tables,

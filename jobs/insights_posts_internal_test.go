@@ -17,9 +17,9 @@ func TestInsightsAndPostsSchedulesBuildTheirJobs(t *testing.T) {
 	require.Len(t, periodic, 2)
 
 	args, _ := pipelineJobs[PipelineInsights]()
-	require.Equal(t, InsightsArgs{}, args, "a scheduled run fetches every configured set")
+	require.Equal(t, InsightsArgs{Trigger: "schedule"}, args, "a scheduled run fetches every configured set")
 	args, _ = pipelineJobs[PipelinePosts]()
-	require.Equal(t, PostsFetchArgs{FromAds: true, FromConfig: true}, args)
+	require.Equal(t, PostsFetchArgs{FromAds: true, FromConfig: true, Trigger: "schedule"}, args)
 }
 
 func TestJobOutcomeSnoozesRateLimitsAndCancelsInvalidRequests(t *testing.T) {

@@ -153,3 +153,50 @@ func TestInsightsJobWithARejectedSetIsCancelledWithoutRequests(t *testing.T) {
 	require.Contains(t, ev.Job.Errors[len(ev.Job.Errors)-1].Error, `keyword set "neg" has 10 negative keywords`)
 	require.Zero(t, b.fake.Srv.Stats().Family(insights.Endpoint).Requests)
 }
+
+// lastRun reads the newest run of pipeline.
+func (b *workerBundle) lastRun(t *testing.T, pipeline string) (outcome, trigger string, counts map[string]any, reason string) {
+	t.Helper()
+	var e *string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT outcome, trigger, counts, error FROM sync_runs
+WHERE pipeline = $1 ORDER BY id DESC LIMIT 1`, pipeline).Scan(&outcome, &trigger, &counts, &e))
+	if e != nil {
+		reason = *e
+	}
+	return outcome, trigger, counts, reason
+}
+
+func TestInsightsAndPostsJobsEachRecordARunWithCountsAndOutcome(t *testing.T) {
+	t.Parallel()
+	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) {
+		d.Insights = jobs.InsightsSettings{Lookback: 48 * time.Hour, Sets: []insights.KeywordSet{
+			{Name: "coffee", Keywords: []string{"coffee"}}}}
+	})
+	ev := b.runJob(t, jobs.InsightsArgs{Trigger: "schedule"})
+	require.Equal(t, river.EventKindJobCompleted, ev.Kind)
+	outcome, trigger, counts, _ := b.lastRun(t, "insights")
+	require.Equal(t, "succeeded", outcome)
+	require.Equal(t, "schedule", trigger)
+	require.EqualValues(t, map[string]any{"sets": 1.0, "windows": 1.0, "requests": 1.0, "buckets": 2.0}, counts)
+
+	ev = b.runJob(t, jobs.InsightsArgs{Sets: []string{"nope"}})
+	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
+	outcome, trigger, _, reason := b.lastRun(t, "insights")
+	require.Equal(t, "failed", outcome)
+	require.Equal(t, "manual", trigger)
+	require.Contains(t, reason, `keyword set "nope" is not configured`)
+
+	ids := b.fake.Srv.V2Truth().PostIDs[:3]
+	ev = b.runJob(t, jobs.PostsFetchArgs{IDs: ids})
+	require.Equal(t, river.EventKindJobCompleted, ev.Kind)
+	outcome, _, counts, _ = b.lastRun(t, "posts")
+	require.Equal(t, "succeeded", outcome)
+	require.EqualValues(t, 3, counts["found"])
+
+	ev = b.runJob(t, jobs.PostsFetchArgs{FromAds: true})
+	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
+	outcome, _, _, reason = b.lastRun(t, "posts")
+	require.Equal(t, "failed", outcome)
+	require.Contains(t, reason, "no synced advertising posts")
+	require.Equal(t, 4, b.count(t, `SELECT count(*) FROM sync_runs`), "one run per job")
+}

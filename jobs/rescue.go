@@ -8,11 +8,14 @@ import (
 	"os"
 	"time"
 
+	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
 )
 
-// Liveness lets workers hand back the jobs of a worker that died. River
+// Liveness lets workers hand back the jobs of a worker that died, and end
+// the units and runs whose jobs were cancelled or discarded without ending
+// them (store.EndAbandoned), so no run stays running for ever. River
 // rescues a stuck job only after RescueStuckJobsAfter (an hour by default,
 // longer than any job may run); a worker that was killed is known to be
 // gone much sooner: it stopped beating. Its running jobs go back to the
@@ -81,7 +84,8 @@ func (l *Liveness) Start(ctx context.Context) (stop func(), err error) {
 	}, nil
 }
 
-// beat records this worker as alive and rescues the jobs of dead ones.
+// beat records this worker as alive, rescues the jobs of dead ones and
+// ends what cancelled jobs left open.
 func (l *Liveness) beat(ctx context.Context) {
 	if _, err := l.Pool.Exec(ctx, `UPDATE adsync_workers SET heartbeat_at = now() WHERE client_id = $1`, l.ClientID); err != nil {
 		if ctx.Err() == nil {
@@ -98,6 +102,16 @@ func (l *Liveness) beat(ctx context.Context) {
 	}
 	if n > 0 {
 		l.Log.Info("handed back the jobs of stopped workers", zap.Int64("jobs", n))
+	}
+	units, runs, err := store.EndAbandoned(ctx, l.Pool)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.Log.Warn("ending the units and runs of cancelled jobs failed", zap.Error(err))
+		}
+		return
+	}
+	if units > 0 || runs > 0 {
+		l.Log.Info("ended the units and runs whose jobs were cancelled or discarded", zap.Int("units", units), zap.Int("runs", runs))
 	}
 }
 

@@ -3,10 +3,9 @@ package jobs
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/adsync/adsync/sync/ads"
@@ -62,16 +61,11 @@ func (SyncUnitArgs) InsertOpts() river.InsertOpts {
 
 const unitMaxAttempts = 8
 
-// referenceMaxAge is how long reference data stays fresh.
-const referenceMaxAge = 24 * time.Hour
-
 // SyncParams are what a run records in sync_runs.params.
 type SyncParams struct {
 	AccountIDs []string `json:"account_ids,omitempty"`
 	Entities   []string `json:"entities,omitempty"`
 	Full       bool     `json:"full"`
-	// RiverJobID is the job of a run recorded by the job itself.
-	RiverJobID int64 `json:"river_job_id,string,omitempty"`
 }
 
 // CreateSyncRun records a sync run and returns its id.
@@ -115,19 +109,29 @@ func (w *syncRunWorker) Work(ctx context.Context, job *river.Job[SyncRunArgs]) e
 	if args.RunID == 0 {
 		// A scheduled run records itself once: later attempts find the
 		// run by their job id.
-		err := w.deps.Pool.QueryRow(ctx, `SELECT id FROM sync_runs WHERE pipeline = $1 AND params->>'river_job_id' = $2`,
-			PipelineSync, strconv.FormatInt(job.ID, 10)).Scan(&args.RunID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			args.RunID, err = store.CreateRun(ctx, w.deps.Pool, PipelineSync, cmp.Or(args.Trigger, "manual"), SyncParams{
-				AccountIDs: args.AccountIDs, Entities: args.Entities, Full: args.Full, RiverJobID: job.ID})
-		}
+		var err error
+		args.RunID, err = store.RunForJob(ctx, w.deps.Pool, PipelineSync, cmp.Or(args.Trigger, "manual"),
+			SyncParams{AccountIDs: args.AccountIDs, Entities: args.Entities, Full: args.Full}, job.ID)
 		if err != nil {
 			return err
 		}
 	}
-	err := w.work(ctx, args)
-	if err == nil || ctx.Err() != nil {
+	l := &ads.Lifecycle{Syncer: w.deps.syncer(), Overlap: w.deps.SyncOverlap}
+	run := ads.Run{ID: args.RunID, AccountIDs: args.AccountIDs, Entities: args.Entities, Full: args.Full}
+	runDone, err := l.Start(ctx, run, syncUnitEnqueuer(river.ClientFromContext[pgx.Tx](ctx)))
+	if err == nil {
+		if runDone {
+			w.deps.logger().Info("sync run finished", zap.Int64("run_id", args.RunID))
+		}
+		return nil
+	}
+	if ctx.Err() != nil {
 		return err
+	}
+	if errors.Is(err, ads.ErrUnitsWaiting) {
+		// Another run's job that already did its work still holds a
+		// unit: queue it once River has marked that job finished.
+		return river.JobSnooze(time.Second)
 	}
 	var rae *api.RetryAtError
 	if errors.As(err, &rae) {
@@ -145,109 +149,31 @@ func (w *syncRunWorker) Work(ctx context.Context, job *river.Job[SyncRunArgs]) e
 	return err
 }
 
-func (w *syncRunWorker) work(ctx context.Context, args SyncRunArgs) error {
-	// Accounts are synced first: they say which accounts exist.
-	accounts, _ := ads.Lookup("accounts")
-	u := &ads.Unit{RunID: args.RunID, Entity: accounts, Full: args.Full, Overlap: w.deps.SyncOverlap, Inline: true}
-	if st, err := store.UnitState(ctx, w.deps.Pool, u.Key()); err != nil {
-		return err
-	} else if st != store.UnitSucceeded {
-		if err := w.syncInline(ctx, u); err != nil {
-			return err
-		}
-	}
-	return w.fanOut(ctx, args)
-}
-
-// syncInline syncs a small global entity within the run job, from its
-// first page on every attempt.
-func (w *syncRunWorker) syncInline(ctx context.Context, u *ads.Unit) error {
-	if err := store.RestartUnit(ctx, w.deps.Pool, u.Key()); err != nil {
-		return err
-	}
-	bm, err := store.GetBookmark(ctx, w.deps.Pool, u.AccountID, u.Entity.Name)
-	if err != nil {
-		return err
-	}
-	u.Bookmark = bm.Bookmark
-	s := w.deps.syncer()
-	if err := s.Sync(ctx, u, ads.Cursor{}, nil); err != nil {
-		return err
-	}
-	_, err = s.Finish(ctx, u)
-	if errors.Is(err, ads.ErrUnitDone) {
-		return nil
-	}
-	return err
-}
-
-// fanOut inserts one unit job per (account, entity), once per run.
-func (w *syncRunWorker) fanOut(ctx context.Context, args SyncRunArgs) error {
-	pool := w.deps.Pool
-	accountIDs := args.AccountIDs
-	if len(accountIDs) == 0 {
-		rows, err := pool.Query(ctx, `SELECT id FROM accounts WHERE NOT deleted ORDER BY id`)
-		if err != nil {
-			return err
-		}
-		accountIDs, err = pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-	}
-	var units []SyncUnitArgs
-	seen := map[[2]string]bool{}
-	for _, e := range ads.Entities() {
-		if e.Name == "accounts" || (len(args.Entities) > 0 && !slices.Contains(args.Entities, e.Name)) {
-			continue
-		}
-		accts := accountIDs
-		if !e.HasAccount() {
-			accts = []string{""}
-		}
-		for _, a := range accts {
-			// InsertMany rejects a batch holding one unique key twice.
-			if k := [2]string{a, e.Name}; !seen[k] {
-				seen[k] = true
-				units = append(units, SyncUnitArgs{RunID: args.RunID, AccountID: a, Entity: e.Name, Full: args.Full})
-			}
-		}
-	}
-	client := river.ClientFromContext[pgx.Tx](ctx)
-	var runDone bool
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		done, err := store.HasUnits(ctx, tx, args.RunID, "accounts")
-		if err != nil || done {
-			return err
-		}
+// syncUnitEnqueuer inserts one SyncUnitArgs job per unit through rc. A
+// unit whose unique key another job holds is reported with that job's run.
+func syncUnitEnqueuer(rc *river.Client[pgx.Tx]) ads.Enqueuer {
+	return func(ctx context.Context, tx pgx.Tx, run ads.Run, units []store.UnitKey) ([]int64, error) {
 		params := make([]river.InsertManyParams, len(units))
 		for i, u := range units {
-			if _, err := store.AddUnit(ctx, tx, store.UnitKey{RunID: u.RunID, AccountID: u.AccountID, Entity: u.Entity}); err != nil {
-				return err
-			}
-			params[i] = river.InsertManyParams{Args: u}
+			params[i] = river.InsertManyParams{Args: SyncUnitArgs{RunID: u.RunID, AccountID: u.AccountID, Entity: u.Entity, Full: run.Full}}
 		}
-		if len(params) > 0 {
-			res, err := client.InsertManyTx(ctx, tx, params)
-			if err != nil {
-				return err
-			}
-			for i, r := range res {
-				if r.UniqueSkippedAsDuplicate {
-					k := store.UnitKey{RunID: args.RunID, AccountID: units[i].AccountID, Entity: units[i].Entity}
-					if _, err := store.EndUnit(ctx, tx, k, store.UnitSkipped, "already queued or running"); err != nil {
-						return err
-					}
-				}
-			}
+		res, err := rc.InsertManyTx(ctx, tx, params)
+		if err != nil {
+			return nil, err
 		}
-		runDone, err = store.FinishRunIfDone(ctx, tx, args.RunID)
-		return err
-	})
-	if err == nil && runDone {
-		w.deps.logger().Info("sync run finished", zap.Int64("run_id", args.RunID))
+		holders := make([]int64, len(res))
+		for i, r := range res {
+			if !r.UniqueSkippedAsDuplicate {
+				continue
+			}
+			var held SyncUnitArgs
+			if err := json.Unmarshal(r.Job.EncodedArgs, &held); err != nil {
+				return nil, fmt.Errorf("reading the args of job %d: %w", r.Job.ID, err)
+			}
+			holders[i] = held.RunID
+		}
+		return holders, nil
 	}
-	return err
 }
 
 type syncUnitWorker struct {
@@ -279,29 +205,9 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 	var stepErr error
 	skipped := false
 	river.ResumableStepCursor(ctx, "pages", nil, func(ctx context.Context, cur ads.Cursor) error {
-		state, err := store.UnitState(ctx, pool, u.Key())
-		if err != nil {
-			stepErr = err
-			return err
-		}
-		if state == store.UnitSucceeded || state == store.UnitFailed || state == store.UnitSkipped {
-			skipped = true
-			return nil
-		}
-		bm, err := store.GetBookmark(ctx, pool, u.AccountID, e.Name)
-		if err != nil {
-			stepErr = err
-			return err
-		}
-		if e.Reference && !args.Full && bm.LastSuccessAt != nil && time.Since(*bm.LastSuccessAt) < referenceMaxAge {
-			skipped = true
-			stepErr = w.end(ctx, u, store.UnitSkipped, "refreshed less than a day ago")
+		skipped, stepErr = s.Begin(ctx, u)
+		if stepErr != nil || skipped {
 			return stepErr
-		}
-		u.Bookmark = bm.Bookmark
-		if err := store.StartUnit(ctx, pool, u.Key()); err != nil {
-			stepErr = err
-			return err
 		}
 		stepErr = s.Sync(ctx, u, cur, func(ctx context.Context, tx pgx.Tx, c ads.Cursor) error {
 			_, err := river.ResumableSetStepCursorTx[*riverpgxv5.Driver](ctx, tx, job, c)
@@ -345,13 +251,13 @@ func (w *syncUnitWorker) failure(ctx context.Context, job *river.Job[SyncUnitArg
 		return err
 	}
 	if permanent(err) {
-		if endErr := w.end(ctx, u, store.UnitFailed, err.Error()); endErr != nil {
+		if endErr := w.deps.syncer().End(ctx, u, store.UnitFailed, err.Error()); endErr != nil {
 			return endErr
 		}
 		return river.JobCancel(err)
 	}
 	if job.Attempt >= job.MaxAttempts {
-		if endErr := w.end(ctx, u, store.UnitFailed, err.Error()); endErr != nil {
+		if endErr := w.deps.syncer().End(ctx, u, store.UnitFailed, err.Error()); endErr != nil {
 			return endErr
 		}
 	}
@@ -370,13 +276,6 @@ func permanent(err error) bool {
 		return oe.Status >= 400 && oe.Status < 500 && oe.Status != 429
 	}
 	return false
-}
-
-func (w *syncUnitWorker) end(ctx context.Context, u *ads.Unit, state, reason string) error {
-	return pgx.BeginFunc(ctx, w.deps.Pool, func(tx pgx.Tx) error {
-		_, err := store.EndUnit(ctx, tx, u.Key(), state, reason)
-		return err
-	})
 }
 
 // NextRetry backs off like the units: a run that could not fan out is

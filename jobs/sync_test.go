@@ -379,3 +379,117 @@ func TestScheduledRunRecordsItselfAndItsCounts(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM sync_runs`).Scan(&runs))
 	require.Equal(t, 1, runs)
 }
+
+func TestAccountNoLongerListedIsLeftOutWithItsRecordsKeptUntilAccessReturns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupSync(t, nil, nil)
+	only := []string{"campaigns"}
+	first := b.run(t, jobs.SyncRunArgs{Entities: only})
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	require.Empty(t, first.InaccessibleAccounts)
+	var lost string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT account_id FROM campaigns GROUP BY account_id ORDER BY account_id LIMIT 1`).Scan(&lost))
+	kept := tableCounts(t, b.pool, "campaigns")[lost]
+	require.Positive(t, kept[0])
+
+	require.NoError(t, b.fake.Srv.SetAccountAccess(fixtures.AccountAccess{AccountID: lost, Revoked: true}))
+	family := "GET /12/accounts/{account_id}/campaigns"
+	before := b.fake.Srv.Stats().Family(family).Requests
+	second := b.run(t, jobs.SyncRunArgs{Entities: only})
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	require.Equal(t, []string{lost}, second.InaccessibleAccounts)
+	accounts := len(b.fake.Srv.AdsTruth().Accounts) - 2 // one is deleted, one out of reach
+	require.Equal(t, accounts, entityCounts(second, "campaigns").Units, "no unit for the account out of reach")
+	require.Equal(t, accounts, b.fake.Srv.Stats().Family(family).Requests-before)
+	require.Equal(t, kept, tableCounts(t, b.pool, "campaigns")[lost], "its records are kept as they were")
+	var deleted, inaccessible bool
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT deleted, inaccessible_since IS NOT NULL FROM accounts WHERE id = $1`, lost).Scan(&deleted, &inaccessible))
+	require.False(t, deleted, "an account out of reach is not deleted")
+	require.True(t, inaccessible)
+
+	// An incremental run asked for by account id leaves it out too.
+	byID := b.run(t, jobs.SyncRunArgs{AccountIDs: []string{lost}, Entities: only})
+	require.Equal(t, "succeeded", byID.Outcome, byID.Error)
+	require.Equal(t, []string{lost}, byID.InaccessibleAccounts)
+	require.Zero(t, entityCounts(byID, "campaigns").Units)
+
+	require.NoError(t, b.fake.Srv.SetAccountAccess(fixtures.AccountAccess{AccountID: lost, Revoked: false}))
+	third := b.run(t, jobs.SyncRunArgs{Entities: only})
+	require.Equal(t, "succeeded", third.Outcome, third.Error)
+	require.Empty(t, third.InaccessibleAccounts)
+	require.Equal(t, accounts+1, entityCounts(third, "campaigns").Units, "syncing it resumes")
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT inaccessible_since IS NOT NULL FROM accounts WHERE id = $1`, lost).Scan(&inaccessible))
+	require.False(t, inaccessible)
+}
+
+// holdUnit makes a job of another run hold the (global) unit entity, as a
+// worker running it would, with that run's unit in state; it returns the
+// job's id.
+func (b *syncBundle) holdUnit(t *testing.T, entity, state string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	runID, err := jobs.CreateSyncRun(ctx, b.deps, jobs.SyncRunArgs{Entities: []string{entity}})
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `INSERT INTO sync_run_units (run_id, entity, state) VALUES ($1, $2, $3)`, runID, entity, state)
+	require.NoError(t, err)
+	// Scheduled far ahead so no worker takes it, then shown running.
+	res, err := b.client.Insert(ctx, jobs.SyncUnitArgs{RunID: runID, Entity: entity}, &river.InsertOpts{ScheduledAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() WHERE id = $1`, res.Job.ID)
+	require.NoError(t, err)
+	return res.Job.ID
+}
+
+// finishJob marks a job completed as River does once its work returned.
+func (b *syncBundle) finishJob(t *testing.T, id int64) {
+	t.Helper()
+	_, err := b.pool.Exec(context.Background(), `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE id = $1`, id)
+	require.NoError(t, err)
+}
+
+// start records a run and inserts its job.
+func (b *syncBundle) start(t *testing.T, args jobs.SyncRunArgs) int64 {
+	t.Helper()
+	id, err := jobs.CreateSyncRun(context.Background(), b.deps, args)
+	require.NoError(t, err)
+	args.RunID = id
+	_, err = b.client.Insert(context.Background(), args, nil)
+	require.NoError(t, err)
+	return id
+}
+
+func TestUnitHeldByAJobThatAlreadyEndedItIsQueuedNotSkipped(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	// The previous run's job synced the unit and returned; River has not
+	// yet marked it completed when the next run fans out.
+	holder := b.holdUnit(t, "bidding_rules", store.UnitSucceeded)
+	id := b.start(t, jobs.SyncRunArgs{Entities: []string{"bidding_rules"}})
+	time.Sleep(500 * time.Millisecond)
+	b.finishJob(t, holder)
+	r := waitRun(t, b.pool, id)
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	c := entityCounts(r, "bidding_rules")
+	require.Zero(t, c.SkippedUnits, "nothing else would sync it for this run")
+	require.Positive(t, c.Fetched)
+	require.Equal(t, 1, b.fake.Srv.Stats().Family("GET /12/bidding_rules").Requests)
+}
+
+func TestUnitHeldByAJobStillWorkingOnItIsSkipped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupSync(t, nil, nil)
+	holder := b.holdUnit(t, "bidding_rules", store.UnitRunning)
+	id := b.start(t, jobs.SyncRunArgs{Entities: []string{"bidding_rules"}})
+	require.Eventually(t, func() bool {
+		r, err := store.GetRun(ctx, b.pool, id)
+		require.NoError(t, err)
+		return r.Outcome != "running"
+	}, 30*time.Second, 20*time.Millisecond)
+	b.finishJob(t, holder)
+	r := waitRun(t, b.pool, id)
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	require.Equal(t, 1, entityCounts(r, "bidding_rules").SkippedUnits, "the holder does the work")
+	require.Zero(t, b.fake.Srv.Stats().Family("GET /12/bidding_rules").Requests)
+}

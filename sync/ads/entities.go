@@ -77,6 +77,12 @@ type Entity struct {
 	NotPaged bool
 	// Reference entities are refreshed at most daily.
 	Reference bool
+	// AccessList marks the list of what the user may reach (accounts). A
+	// record it no longer returns is not deleted but out of reach: the list
+	// is paged completely on every run, and the sweep marks such records
+	// inaccessible (and records listed again accessible) instead of
+	// tombstoning them.
+	AccessList bool
 	// KeyField is the record's JSON field holding its key (default "id").
 	KeyField string
 	Columns  []Column
@@ -164,7 +170,8 @@ var registry = func() []*Entity {
 		Columns: cols("tailored_audience_id granted_account_id permission_level")}
 	return []*Entity{
 		{Name: "accounts", Scope: Global, Path: "/12/accounts", Endpoint: "GET /12/accounts", Incremental: true, WithDeleted: true,
-			Columns: cols("name business_name timezone timezone_switch_at:t business_id approval_status industry_type")},
+			AccessList: true,
+			Columns:    cols("name business_name timezone timezone_switch_at:t business_id approval_status industry_type")},
 		access,
 		perAccount("funding_instruments", "/funding_instruments", false,
 			"name description type currency start_time:t end_time:t credit_limit_local_micro:i "+

@@ -111,8 +111,12 @@ func (e *Entity) MergeSQL() string {
 // doc_hash is cleared so the record is rewritten if it ever comes back.
 // EXCEPT keeps the plan linear whatever the statistics say (a nested-loop
 // anti-join on fresh tables is quadratic). Parameters: $1 run id, $2
-// account id (” for global entities), $3 entity name.
+// account id (” for global entities), $3 entity name. An access list's
+// sweep marks access instead (see Entity.AccessList).
 func (e *Entity) SweepSQL() string {
+	if e.AccessList {
+		return e.accessSQL()
+	}
 	acctCond := "$2::text = ''"
 	if e.HasAccount() {
 		acctCond = "account_id = $2"
@@ -122,4 +126,14 @@ WHERE %s AND id IN (
     SELECT id FROM %s WHERE %s AND NOT deleted
     EXCEPT
     SELECT id FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3)`, e.Name, acctCond, e.Name, acctCond)
+}
+
+// accessSQL is the sweep of an access list: records the complete listing
+// did not return become inaccessible (inaccessible_since is set), records
+// it returned are accessible again; only rows whose access changes are
+// written. Parameters as SweepSQL's.
+func (e *Entity) accessSQL() string {
+	return fmt.Sprintf(`UPDATE %s t SET inaccessible_since = CASE WHEN s.id IS NULL THEN now() END
+FROM %s a LEFT JOIN sync_unit_seen s ON s.run_id = $1 AND s.account_id = $2 AND s.entity = $3 AND s.id = a.id
+WHERE t.id = a.id AND (t.inaccessible_since IS NULL) = (s.id IS NULL)`, e.Name, e.Name)
 }

@@ -55,9 +55,10 @@ func (u *Unit) Key() store.UnitKey {
 }
 
 // Complete says whether the unit lists every record, so records it does
-// not see are gone for good and can be tombstoned by the sweep.
+// not see are gone for good and can be tombstoned by the sweep. An access
+// list is always complete: what it leaves out is what it tells.
 func (u *Unit) Complete() bool {
-	return u.Full || !u.Entity.Incremental || u.Bookmark == nil
+	return u.Full || !u.Entity.Incremental || u.Bookmark == nil || u.Entity.AccessList
 }
 
 // stopAt is the updated_at below which an incremental listing stops.
@@ -345,9 +346,8 @@ var ErrUnitDone = errors.New("unit already finished")
 // run finished with it.
 func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		var state string
-		if err := tx.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`,
-			u.RunID, u.AccountID, u.Entity.Name).Scan(&state); err != nil {
+		state, err := store.LockUnitState(ctx, tx, u.Key())
+		if err != nil {
 			return err
 		}
 		if state != store.UnitRunning {
@@ -357,6 +357,9 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 			n, err := store.Sweep(ctx, tx, u.Entity.SweepSQL(), u.RunID, u.AccountID, u.Entity.Name)
 			if err != nil {
 				return fmt.Errorf("sweeping %s: %w", u.Entity.Name, err)
+			}
+			if u.Entity.AccessList {
+				n = 0 // an account out of reach is not deleted
 			}
 			if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
 				return err

@@ -31,6 +31,56 @@ func CreateRun(ctx context.Context, pool *pgxpool.Pool, pipeline, trigger string
 	return id, err
 }
 
+// RunForJob returns the run recorded by River job jobID, recording it on
+// the job's first attempt: a job that creates its own run (a scheduled
+// one) finds it again on later attempts. params must marshal to an object;
+// the job id is added to it as river_job_id.
+func RunForJob(ctx context.Context, pool *pgxpool.Pool, pipeline, trigger string, params any, jobID int64) (int64, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = pool.QueryRow(ctx, `SELECT id FROM sync_runs WHERE pipeline = $1 AND params->>'river_job_id' = $2::bigint::text`,
+		pipeline, jobID).Scan(&id)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return id, err
+	}
+	err = pool.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, trigger, params)
+VALUES ($1, $2, $3::jsonb || jsonb_build_object('river_job_id', $4::bigint::text)) RETURNING id`,
+		pipeline, trigger, p, jobID).Scan(&id)
+	return id, err
+}
+
+// Run outcomes.
+const (
+	RunRunning   = "running"
+	RunSucceeded = "succeeded"
+	RunFailed    = "failed"
+)
+
+// EndRun records the outcome, counts and error (reason, "" for none) of a
+// run without units (insights, posts) that is still running; a run already
+// ended is left as it is.
+func EndRun(ctx context.Context, pool *pgxpool.Pool, runID int64, outcome string, counts any, reason string) error {
+	c, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	_, err = pool.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = $3, error = NULLIF($4, '')
+WHERE id = $1 AND outcome = 'running'`, runID, outcome, c, reason)
+	return err
+}
+
+// SyncRunning says whether an advertising sync started within the last
+// within is still running.
+func SyncRunning(ctx context.Context, pool *pgxpool.Pool, within time.Duration) (bool, error) {
+	var running bool
+	err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sync_runs WHERE pipeline = 'sync' AND outcome = 'running'
+    AND started_at > now() - $1::interval)`, within.String()).Scan(&running)
+	return running, err
+}
+
 // UnitKey names one unit of a run.
 type UnitKey struct {
 	RunID     int64
@@ -52,14 +102,47 @@ func HasUnits(ctx context.Context, tx pgx.Tx, runID int64, except string) (bool,
 	return n > 0, err
 }
 
+// Querier runs a query: a pool or a transaction.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// PendingUnits lists the units of a run not yet started, the entity except
+// aside.
+func PendingUnits(ctx context.Context, tx pgx.Tx, runID int64, except string) ([]UnitKey, error) {
+	rows, err := tx.Query(ctx, `SELECT run_id, account_id, entity FROM sync_run_units
+WHERE run_id = $1 AND state = 'pending' AND entity <> $2 ORDER BY account_id, entity`, runID, except)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (UnitKey, error) {
+		var k UnitKey
+		err := r.Scan(&k.RunID, &k.AccountID, &k.Entity)
+		return k, err
+	})
+}
+
+// UnitOpen says whether a unit state is one the unit may still leave by
+// doing its work.
+func UnitOpen(state string) bool { return state == UnitPending || state == UnitRunning }
+
 // UnitState returns the state of a unit ("" when it does not exist).
-func UnitState(ctx context.Context, pool *pgxpool.Pool, k UnitKey) (string, error) {
+func UnitState(ctx context.Context, q Querier, k UnitKey) (string, error) {
 	var s string
-	err := pool.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+	err := q.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 		k.RunID, k.AccountID, k.Entity).Scan(&s)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
+	return s, err
+}
+
+// LockUnitState locks a unit's row for the rest of tx and returns its
+// state, so the caller's change of state is the only one.
+func LockUnitState(ctx context.Context, tx pgx.Tx, k UnitKey) (string, error) {
+	var s string
+	err := tx.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`,
+		k.RunID, k.AccountID, k.Entity).Scan(&s)
 	return s, err
 }
 
@@ -168,6 +251,12 @@ ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = EXCLUDED.state, e
 // lock orders concurrent finishers). Outcome: failed when every unit that
 // ran failed, partial when some did, succeeded otherwise.
 func FinishRunIfDone(ctx context.Context, tx pgx.Tx, runID int64) (bool, error) {
+	return finishRun(ctx, tx, runID, "")
+}
+
+// finishRun finishes the run once no unit is open; failure, when set, is
+// the reason the run failed whatever its units say.
+func finishRun(ctx context.Context, tx pgx.Tx, runID int64, failure string) (bool, error) {
 	var outcome string
 	if err := tx.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`, runID).Scan(&outcome); err != nil {
 		return false, err
@@ -186,22 +275,41 @@ FROM sync_run_units WHERE run_id = $1`, runID).Scan(&open, &failed, &ok); err !=
 	}
 	outcome = "succeeded"
 	switch {
+	case failure != "":
+		outcome = "failed"
 	case failed > 0 && ok == 0:
 		outcome = "failed"
 	case failed > 0:
 		outcome = "partial"
 	}
-	_, err := tx.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = COALESCE((
+	// The counts keep what the run noted while running (see
+	// NoteInaccessibleAccounts) beside the units' sums.
+	_, err := tx.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = counts || COALESCE((
     SELECT jsonb_object_agg(entity, c) FROM (
         SELECT entity, jsonb_build_object('fetched', sum(fetched), 'inserted', sum(inserted), 'updated', sum(updated),
             'unchanged', sum(unchanged), 'deleted', sum(deleted), 'units', count(*),
             'failed_units', count(*) FILTER (WHERE state = 'failed'),
             'skipped_units', count(*) FILTER (WHERE state = 'skipped')) AS c
         FROM sync_run_units WHERE run_id = $1 GROUP BY entity) e), '{}'),
-    error = (SELECT string_agg(DISTINCT CASE WHEN account_id = '' THEN entity ELSE entity || ' ' || account_id END || ': ' || error, '; ')
-        FROM sync_run_units WHERE run_id = $1 AND state = 'failed')
-WHERE id = $1`, runID, outcome)
+    error = COALESCE((SELECT string_agg(DISTINCT CASE WHEN account_id = '' THEN entity ELSE entity || ' ' || account_id END || ': ' || error, '; ')
+        FROM sync_run_units WHERE run_id = $1 AND state = 'failed'), NULLIF($3, ''))
+WHERE id = $1`, runID, outcome, failure)
 	return true, err
+}
+
+// inaccessibleKey is the key of sync_runs.counts listing the accounts a
+// sync run left out because the user can no longer reach them.
+const inaccessibleKey = "inaccessible_accounts"
+
+// NoteInaccessibleAccounts records on a running sync run the accounts it
+// leaves out because the user's account list no longer returns them.
+func NoteInaccessibleAccounts(ctx context.Context, tx pgx.Tx, runID int64, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `UPDATE sync_runs SET counts = counts || jsonb_build_object($2::text, $3::text[]) WHERE id = $1`,
+		runID, inaccessibleKey, ids)
+	return err
 }
 
 // EntityCounts are one entity's totals in a run.
@@ -217,13 +325,17 @@ type Run struct {
 	Outcome  string
 	Error    string
 	Entities []EntityCounts
+	// InaccessibleAccounts are the accounts the run left out because the
+	// user's account list no longer returns them (their records are kept).
+	InaccessibleAccounts []string
 }
 
 // GetRun reads a run and sums its units per entity.
 func GetRun(ctx context.Context, pool *pgxpool.Pool, runID int64) (Run, error) {
 	r := Run{ID: runID}
 	var e *string
-	if err := pool.QueryRow(ctx, `SELECT outcome, error FROM sync_runs WHERE id = $1`, runID).Scan(&r.Outcome, &e); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT outcome, error, ARRAY(SELECT jsonb_array_elements_text(coalesce(counts->$2, '[]')))
+FROM sync_runs WHERE id = $1`, runID, inaccessibleKey).Scan(&r.Outcome, &e, &r.InaccessibleAccounts); err != nil {
 		return r, err
 	}
 	if e != nil {
@@ -248,14 +360,15 @@ FROM sync_run_units WHERE run_id = $1 GROUP BY entity ORDER BY entity`, runID)
 }
 
 // FailRun ends a run that could not fan out: its open units and the run
-// itself are failed with reason.
+// itself are failed with reason (the run fails even when the units it
+// ran, the accounts, succeeded).
 func FailRun(ctx context.Context, pool *pgxpool.Pool, runID int64, reason string) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET state = 'failed', error = $2, finished_at = now()
 WHERE run_id = $1 AND state IN ('pending', 'running')`, runID, reason); err != nil {
 			return err
 		}
-		_, err := FinishRunIfDone(ctx, tx, runID)
+		_, err := finishRun(ctx, tx, runID, reason)
 		return err
 	})
 }
