@@ -55,6 +55,10 @@ type OwnershipError struct {
 	Reason string
 }
 
+// Permanent tells api.Explain that retrying cannot help: the folder stays
+// what it is until someone changes it.
+func (e *OwnershipError) Permanent() bool { return true }
+
 func (e *OwnershipError) Error() string {
 	return fmt.Sprintf("export: refusing to write into %s: %s", e.Folder, e.Reason)
 }

@@ -2,11 +2,9 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -77,20 +75,13 @@ func (w *AudienceBatchWorker) Work(ctx context.Context, job *river.Job[AudienceB
 	if err == nil {
 		return nil
 	}
-	var rae *api.RetryAtError
-	if errors.As(err, &rae) {
-		return river.JobSnooze(max(rae.Wait(time.Now()), time.Second))
-	}
-	var pe *audience.PermanentError
-	if errors.As(err, &pe) {
-		return river.JobCancel(err)
-	}
-	if job.Attempt >= job.MaxAttempts && ctx.Err() == nil {
+	out, final := riverError(ctx, job.JobRow, err)
+	if final {
 		if ferr := s.MarkFailed(ctx, job.Args.UploadID, job.Args.Seq, fmt.Sprintf("gave up after %d attempts: %v", job.Attempt, err)); ferr != nil && w.deps.Log != nil {
 			w.deps.Log.Error("audience batch: marking failed", zap.Int64("upload_id", job.Args.UploadID), zap.Int("seq", job.Args.Seq), zap.Error(ferr))
 		}
 	}
-	return err
+	return out
 }
 
 // addAudienceWorkers registers the audience upload workers.

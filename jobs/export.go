@@ -70,12 +70,9 @@ func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) err
 	if errors.Is(err, export.ErrExportRunning) {
 		return river.JobSnooze(30 * time.Second)
 	}
-	var own *export.OwnershipError
-	if errors.As(err, &own) {
-		return river.JobCancel(err) // a folder adsync may not write into stays so: retrying cannot help
-	}
 	if err != nil {
-		return err
+		out, _ := riverError(ctx, job.JobRow, err)
+		return out
 	}
 	var rows int64
 	for _, t := range res.Tables {

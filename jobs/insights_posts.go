@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/adsync/adsync/sync/posts"
 	"github.com/adsync/adsync/sync/store"
@@ -82,23 +81,6 @@ func addInsightsPostsWorkers(w *river.Workers, deps *Deps) {
 	river.AddWorker(w, &postsWorker{deps: deps})
 }
 
-// jobOutcome turns "do not send before At" into a snooze, so a
-// rate-limited window does not burn an attempt, and a request the service
-// refuses as invalid (400) into a cancellation, since retrying the same
-// request cannot succeed.
-func jobOutcome(err error) error {
-	var rae *api.RetryAtError
-	if errors.As(err, &rae) {
-		return river.JobSnooze(rae.Wait(time.Now()))
-	}
-	var ae *api.AdsError
-	var pe *api.ProblemError
-	if (errors.As(err, &ae) && ae.Status == 400) || (errors.As(err, &pe) && pe.Status == 400) {
-		return river.JobCancel(err)
-	}
-	return err
-}
-
 type insightsWorker struct {
 	river.WorkerDefaults[InsightsArgs]
 	deps *Deps
@@ -141,7 +123,7 @@ func (w *insightsWorker) work(ctx context.Context, args InsightsArgs, lookback t
 	rep, err := r.RunLookback(ctx, sets, lookback)
 	counts := map[string]int{"sets": rep.Sets, "windows": rep.Windows, "requests": rep.Requests, "buckets": rep.Buckets}
 	if err != nil {
-		return counts, jobOutcome(err)
+		return counts, err
 	}
 	w.deps.Log.Info("insights: fetched", zap.Int("sets", rep.Sets), zap.Int("windows", rep.Windows),
 		zap.Int("requests", rep.Requests), zap.Int("buckets", rep.Buckets))
@@ -153,22 +135,19 @@ func (w *insightsWorker) work(ctx context.Context, args InsightsArgs, lookback t
 // the last attempt). A snooze, a retry or a worker shutting down leave the
 // run running for the next attempt. It returns err for River.
 func endRun(ctx context.Context, deps *Deps, job *rivertype.JobRow, runID int64, counts any, err error) error {
-	var snooze *rivertype.JobSnoozeError
-	var cancel *rivertype.JobCancelError
+	out, final := riverError(ctx, job, err)
 	outcome, reason := store.RunSucceeded, ""
 	switch {
 	case err == nil:
-	case ctx.Err() != nil || errors.As(err, &snooze):
-		return err
-	case errors.As(err, &cancel) || job.Attempt >= job.MaxAttempts:
+	case final:
 		outcome, reason = store.RunFailed, err.Error()
 	default:
-		return err
+		return out
 	}
 	if rerr := store.EndRun(ctx, deps.Pool, runID, outcome, counts, reason); rerr != nil {
-		return errors.Join(err, rerr)
+		return errors.Join(out, rerr)
 	}
-	return err
+	return out
 }
 
 // selectSets picks the named sets (all when names is empty).
@@ -220,7 +199,7 @@ func (w *postsWorker) work(ctx context.Context, args PostsFetchArgs) (posts.Summ
 	f := &posts.Fetcher{Client: w.deps.API, Pool: w.deps.Pool}
 	sum, err := f.Fetch(ctx, ids)
 	if err != nil {
-		return sum, jobOutcome(err)
+		return sum, err
 	}
 	w.deps.Log.Info("posts: fetched", zap.Int("requested", sum.Requested), zap.Int("found", sum.Found),
 		zap.Int("not_found", sum.NotFound), zap.Int("media", sum.Media), zap.Int("users", sum.Users))

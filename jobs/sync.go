@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/sync/ads"
-	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -133,20 +132,14 @@ func (w *syncRunWorker) Work(ctx context.Context, job *river.Job[SyncRunArgs]) e
 		// unit: queue it once River has marked that job finished.
 		return river.JobSnooze(time.Second)
 	}
-	var rae *api.RetryAtError
-	if errors.As(err, &rae) {
-		return river.JobSnooze(rae.Wait(time.Now()) + 10*time.Millisecond)
-	}
-	if permanent(err) || job.Attempt >= job.MaxAttempts {
+	out, final := riverError(ctx, job.JobRow, err)
+	if final {
 		// Nothing was fanned out: the run ends here, failed.
 		if ferr := store.FailRun(ctx, w.deps.Pool, args.RunID, err.Error()); ferr != nil {
 			return ferr
 		}
-		if permanent(err) {
-			return river.JobCancel(err)
-		}
 	}
-	return err
+	return out
 }
 
 // syncUnitEnqueuer inserts one SyncUnitArgs job per unit through rc. A
@@ -237,45 +230,21 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 	return finishErr
 }
 
-// failure turns a unit's error into River's answer: a rate-limit wait
-// snoozes (no attempt is spent), an answer that a retry cannot change (4xx)
-// or the last attempt fails the unit, anything else is retried.
+// failure answers River for a unit's failed attempt (see riverError); a
+// unit River will not run again ends failed.
 func (w *syncUnitWorker) failure(ctx context.Context, job *river.Job[SyncUnitArgs], u *ads.Unit, err error) error {
-	var rae *api.RetryAtError
-	if errors.As(err, &rae) {
-		w.deps.logger().Info("sync unit waits for the rate limit", zap.String("entity", u.Entity.Name),
-			zap.String("account_id", u.AccountID), zap.Time("until", rae.At), zap.String("reason", rae.Reason))
-		return river.JobSnooze(rae.Wait(time.Now()) + 10*time.Millisecond)
+	out, final := riverError(ctx, job.JobRow, err)
+	var snooze *rivertype.JobSnoozeError
+	if errors.As(out, &snooze) {
+		w.deps.logger().Info("sync unit waits", zap.String("entity", u.Entity.Name),
+			zap.String("account_id", u.AccountID), zap.Duration("for", snooze.Duration), zap.Error(err))
 	}
-	if ctx.Err() != nil {
-		return err
-	}
-	if permanent(err) {
-		if endErr := w.deps.syncer().End(ctx, u, store.UnitFailed, err.Error()); endErr != nil {
-			return endErr
-		}
-		return river.JobCancel(err)
-	}
-	if job.Attempt >= job.MaxAttempts {
+	if final {
 		if endErr := w.deps.syncer().End(ctx, u, store.UnitFailed, err.Error()); endErr != nil {
 			return endErr
 		}
 	}
-	return err
-}
-
-// permanent says a retry would get the same answer: a client error other
-// than a rate limit.
-func permanent(err error) bool {
-	var ae *api.AdsError
-	if errors.As(err, &ae) {
-		return ae.Status >= 400 && ae.Status < 500 && ae.Status != 429
-	}
-	var oe *api.OAuthError
-	if errors.As(err, &oe) {
-		return oe.Status >= 400 && oe.Status < 500 && oe.Status != 429
-	}
-	return false
+	return out
 }
 
 // NextRetry backs off like the units: a run that could not fan out is

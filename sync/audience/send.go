@@ -20,6 +20,9 @@ type PermanentError struct{ Err error }
 func (e *PermanentError) Error() string { return e.Err.Error() }
 func (e *PermanentError) Unwrap() error { return e.Err }
 
+// Permanent tells api.Explain that no retry changes the answer.
+func (e *PermanentError) Permanent() bool { return true }
+
 // Sender sends stored batches.
 type Sender struct {
 	Pool *pgxpool.Pool
