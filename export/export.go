@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/parquet-go/parquet-go"
 )
@@ -62,6 +62,9 @@ type Result struct {
 	// Manifest is the manifest's path.
 	Manifest string `json:"-"`
 }
+
+// Pipeline is the sync_runs pipeline of exports.
+const Pipeline = "export"
 
 // lockKey serializes export runs on one database ("export" in ASCII).
 const lockKey int64 = 0x6578706f7274
@@ -123,9 +126,8 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	}
 
 	res := &Result{Full: opts.Full, OutputID: dir.outputID}
-	params, _ := json.Marshal(map[string]any{"out": out, "output_id": dir.outputID, "tables": opts.Tables, "full": opts.Full})
-	if err := pool.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, trigger, params) VALUES ('export', $1, $2) RETURNING id, started_at`,
-		opts.Trigger, params).Scan(&res.RunID, &res.StartedAt); err != nil {
+	params := map[string]any{"out": out, "output_id": dir.outputID, "tables": opts.Tables, "full": opts.Full}
+	if res.RunID, res.StartedAt, err = store.StartRun(ctx, pool, Pipeline, opts.Trigger, params); err != nil {
 		return nil, fmt.Errorf("export: recording the run: %w", err)
 	}
 	var writers []*partWriter
@@ -138,8 +140,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 			_ = os.Remove(p) // moved into place by this run a moment ago
 		}
 		dir.removeStaging(res.RunID)
-		_, _ = pool.Exec(context.WithoutCancel(ctx), `UPDATE sync_runs SET outcome = 'failed', finished_at = now(), error = $2 WHERE id = $1`,
-			res.RunID, truncate(err.Error(), 2000))
+		_, _ = store.EndRunAt(context.WithoutCancel(ctx), pool, res.RunID, store.RunFailed, nil, truncate(err.Error(), 2000))
 		return nil, err
 	}
 	if _, err := os.Lstat(manifestPath(out, res.RunID)); err == nil {
@@ -188,7 +189,6 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	for _, tr := range res.Tables {
 		counts[tr.Name] = tr.Rows
 	}
-	countsJSON, _ := json.Marshal(counts)
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		for _, tr := range res.Tables {
 			for _, f := range tr.Files {
@@ -203,8 +203,8 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 				return err
 			}
 		}
-		return tx.QueryRow(ctx, `UPDATE sync_runs SET outcome = 'succeeded', finished_at = now(), counts = $2 WHERE id = $1 RETURNING finished_at`,
-			res.RunID, countsJSON).Scan(&res.FinishedAt)
+		res.FinishedAt, err = store.EndRunAt(ctx, tx, res.RunID, store.RunSucceeded, counts, "")
+		return err
 	})
 	if err != nil {
 		return fail(fmt.Errorf("export: recording the run: %w", err))

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -268,8 +269,7 @@ func (f *folder) recover(ctx context.Context, pool *pgxpool.Pool) error {
 			if err := f.undo(run); err != nil {
 				return err
 			}
-			if _, err := pool.Exec(ctx, `UPDATE sync_runs SET outcome = 'failed', finished_at = now(),
-				error = coalesce(error, 'interrupted; its files were removed by the next export') WHERE id = $1 AND outcome = 'running'`, run); err != nil {
+			if err := store.EndRun(ctx, pool, run, store.RunFailed, nil, "interrupted; its files were removed by the next export"); err != nil {
 				return err
 			}
 		}

@@ -21,14 +21,21 @@ const (
 
 // CreateRun records a new run of pipeline and returns its id.
 func CreateRun(ctx context.Context, pool *pgxpool.Pool, pipeline, trigger string, params any) (int64, error) {
+	id, _, err := StartRun(ctx, pool, pipeline, trigger, params)
+	return id, err
+}
+
+// StartRun records a new run of pipeline and returns its id and start time.
+func StartRun(ctx context.Context, q Querier, pipeline, trigger string, params any) (int64, time.Time, error) {
 	p, err := json.Marshal(params)
 	if err != nil {
-		return 0, err
+		return 0, time.Time{}, err
 	}
 	var id int64
-	err = pool.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, trigger, params) VALUES ($1, $2, $3) RETURNING id`,
-		pipeline, trigger, p).Scan(&id)
-	return id, err
+	var started time.Time
+	err = q.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, trigger, params) VALUES ($1, $2, $3) RETURNING id, started_at`,
+		pipeline, trigger, p).Scan(&id, &started)
+	return id, started, err
 }
 
 // RunForJob returns the run recorded by River job jobID, recording it on
@@ -63,13 +70,28 @@ const (
 // run without units (insights, posts) that is still running; a run already
 // ended is left as it is.
 func EndRun(ctx context.Context, pool *pgxpool.Pool, runID int64, outcome string, counts any, reason string) error {
-	c, err := json.Marshal(counts)
-	if err != nil {
-		return err
+	_, err := EndRunAt(ctx, pool, runID, outcome, counts, reason)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
 	}
-	_, err = pool.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = $3, error = NULLIF($4, '')
-WHERE id = $1 AND outcome = 'running'`, runID, outcome, c, reason)
 	return err
+}
+
+// EndRunAt is EndRun in q (a transaction, to end a run with what it
+// recorded), returning when the run ended; pgx.ErrNoRows when it had
+// already ended. Nil counts keep the run's counts.
+func EndRunAt(ctx context.Context, q Querier, runID int64, outcome string, counts any, reason string) (time.Time, error) {
+	var c []byte
+	if counts != nil {
+		var err error
+		if c, err = json.Marshal(counts); err != nil {
+			return time.Time{}, err
+		}
+	}
+	var finished time.Time
+	err := q.QueryRow(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = coalesce($3, counts), error = NULLIF($4, '')
+WHERE id = $1 AND outcome = 'running' RETURNING finished_at`, runID, outcome, c, reason).Scan(&finished)
+	return finished, err
 }
 
 // SyncRunning says whether an advertising sync started within the last
