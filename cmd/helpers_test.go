@@ -3,7 +3,6 @@ package adsynccmd
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,8 +22,7 @@ const testSecretKey = "test-secret-key-never-printed"
 // serviceBundle is a fake service, a migrated database and a configuration
 // file pointing at both.
 type serviceBundle struct {
-	srv  *fixtures.Server
-	ts   *httptest.Server
+	srv  *fixtures.Served
 	db   string
 	conf string
 }
@@ -37,10 +35,7 @@ type bundleOptions struct {
 
 func setupService(t *testing.T, o bundleOptions) *serviceBundle {
 	t.Helper()
-	srv := fixtures.New(fixtures.DefaultOptions())
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	b := &serviceBundle{srv: srv, ts: ts, db: localpg.NewDatabase(t)}
+	b := &serviceBundle{srv: fixtures.Serve(t, nil), db: localpg.NewDatabase(t)}
 	r := run(t, "migrate", "--database-url", b.db)
 	require.Equal(t, 0, r.code, r.stderr)
 	b.conf = b.writeConfig(t, o, nil)
@@ -51,7 +46,7 @@ func setupService(t *testing.T, o bundleOptions) *serviceBundle {
 // is configured as the access token.
 func (b *serviceBundle) writeConfig(t *testing.T, o bundleOptions, token *api.Token) string {
 	t.Helper()
-	apiURL, adsURL, sandboxURL := b.srv.URLs(b.ts.URL)
+	apiURL, adsURL, sandboxURL := b.srv.APIURL, b.srv.AdsURL, b.srv.SandboxAdsURL
 	opts := b.srv.Options()
 	var y strings.Builder
 	fmt.Fprintf(&y, "api:\n  url: %s\n  ads_url: %s\n  sandbox_ads_url: %s\n  consumer_key: %s\n  consumer_secret: %s\n",
@@ -94,7 +89,7 @@ func (b *serviceBundle) creds() api.Credentials {
 // cannot make.
 func (b *serviceBundle) client(t *testing.T) *api.Client {
 	t.Helper()
-	apiURL, adsURL, sandboxURL := b.srv.URLs(b.ts.URL)
+	apiURL, adsURL, sandboxURL := b.srv.APIURL, b.srv.AdsURL, b.srv.SandboxAdsURL
 	c, err := api.NewClient(api.Config{APIURL: apiURL, AdsURL: adsURL, SandboxAdsURL: sandboxURL, Credentials: b.creds()})
 	require.NoError(t, err)
 	return c

@@ -172,8 +172,10 @@ func TestWorkerCountsWorkInMetricsAndShutsDownCleanlyWithJobsInFlight(t *testing
 	r = b.run(t, "audience", "upload", "--account", acct, "--create", "metrics", "--in", file)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Eventually(t, func() bool {
+		// Job counts come from River's events, which trail the work itself.
 		_, m := get(t, "http://"+addr+"/metrics")
-		return strings.Contains(m, `adsync_audience_users_total{result="accepted"} 2`)
+		return strings.Contains(m, `adsync_audience_users_total{result="accepted"} 2`) &&
+			strings.Contains(m, `adsync_jobs_total{kind="sync_unit",outcome="completed"}`)
 	}, 30*time.Second, 50*time.Millisecond)
 	_, m := get(t, "http://"+addr+"/metrics")
 	require.Contains(t, m, `adsync_records_synced_total{entity="campaigns",result="fetched"}`)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,14 +51,9 @@ type env struct {
 // extra appended (YAML).
 func newEnv(t *testing.T, tweak func(*fixtures.Options), extra string) *env {
 	t.Helper()
-	opts := fixtures.DefaultOptions()
-	if tweak != nil {
-		tweak(&opts)
-	}
-	srv := fixtures.New(opts)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	e := &env{srv: srv, db: localpg.NewDatabase(t), dir: t.TempDir(), base: hs.URL}
+	served := fixtures.Serve(t, tweak)
+	srv, opts := served.Server, served.Options()
+	e := &env{srv: srv, db: localpg.NewDatabase(t), dir: t.TempDir(), base: served.URL}
 	ctx := context.Background()
 	pool, err := store.Connect(ctx, e.db, store.ConnectOptions{MaxConns: 8})
 	require.NoError(t, err)
@@ -67,7 +61,7 @@ func newEnv(t *testing.T, tweak func(*fixtures.Options), extra string) *env {
 	_, err = migrations.Migrate(ctx, pool, nil)
 	require.NoError(t, err)
 	e.pool = pool
-	apiURL, adsURL, sb := srv.URLs(hs.URL)
+	apiURL, adsURL, sb := served.APIURL, served.AdsURL, served.SandboxAdsURL
 	conf := fmt.Sprintf(`database_url: %q
 log_level: warn
 api:

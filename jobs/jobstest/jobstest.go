@@ -5,7 +5,6 @@ package jobstest
 
 import (
 	"context"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -58,16 +57,8 @@ type Fake struct {
 // NewFake serves a fake built from DefaultOptions changed by tweak.
 func NewFake(t testing.TB, tweak func(*fixtures.Options)) *Fake {
 	t.Helper()
-	opts := fixtures.DefaultOptions()
-	if tweak != nil {
-		tweak(&opts)
-	}
-	srv := fixtures.New(opts)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	f := &Fake{Srv: srv}
-	f.APIURL, f.AdsURL, f.SandboxAdsURL = srv.URLs(hs.URL)
-	return f
+	s := fixtures.Serve(t, tweak)
+	return &Fake{Srv: s.Server, APIURL: s.APIURL, AdsURL: s.AdsURL, SandboxAdsURL: s.SandboxAdsURL}
 }
 
 // Config is a client configuration for the fake with the owner's

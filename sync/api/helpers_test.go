@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"sync"
 	"testing"
@@ -27,17 +26,13 @@ type fake struct {
 
 func newFake(t *testing.T, tweak func(*fixtures.Options)) *fake {
 	t.Helper()
-	opts := fixtures.DefaultOptions()
-	opts.Accounts = 2
-	if tweak != nil {
-		tweak(&opts)
-	}
-	srv := fixtures.New(opts)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	f := &fake{srv: srv}
-	f.apiURL, f.adsURL, f.sb = srv.URLs(hs.URL)
-	return f
+	s := fixtures.Serve(t, func(o *fixtures.Options) {
+		o.Accounts = 2
+		if tweak != nil {
+			tweak(o)
+		}
+	})
+	return &fake{srv: s.Server, apiURL: s.APIURL, adsURL: s.AdsURL, sb: s.SandboxAdsURL}
 }
 
 // sleeps records the governor's waits instead of sleeping through long ones.
