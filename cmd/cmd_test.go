@@ -109,17 +109,6 @@ func TestMigrateThenStatusShowsNothingPending(t *testing.T) {
 	require.True(t, strings.HasSuffix(r.stdout, "\n0 pending\n"), r.stdout)
 }
 
-func TestRunWithAConfiguredDatabaseMigratesIt(t *testing.T) {
-	t.Parallel()
-	db := localpg.NewDatabase(t)
-	conf := filepath.Join(t.TempDir(), "adsync.yaml")
-	require.NoError(t, os.WriteFile(conf, []byte("export:\n  out: "+t.TempDir()+"\n"), 0o600))
-	r := run(t, "run", "--database-url", db, "--config", conf)
-	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stdout, "applied")
-	require.NotContains(t, r.stdout, "local Postgres", "a configured database is used as is")
-}
-
 func TestFixturesServeAnswersHealthAndStopsOnCancel(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

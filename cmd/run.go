@@ -30,30 +30,37 @@ var demoKeywords = insights.KeywordSet{Name: "demo", Keywords: []string{"running
 	NegativeKeywords: []string{"used"}, Granularity: "DAY"}
 
 func (a *app) runCommand() *cobra.Command {
-	var full bool
+	var full, demo bool
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run one full pipeline pass now: sync, audience upload, insights, posts, export",
 		Long: `Run one full pipeline pass: sync every advertising entity, upload the sample CRM file
 to a demo audience, fetch keyword insights and v2 posts, and export everything to Parquet.
 
-With no database configured it starts a local PostgreSQL under .adsync/ (kept between
-runs); with no service configured it starts the fake service in this process with
-generated data. Configure both (see the README) and it runs against them instead.`,
+With nothing configured it is the demo: it starts a local PostgreSQL under .adsync/
+(kept between runs) and the fake service in this process with generated data.
+Configure the service (see the README) and it runs against it, in the configured
+database or the local one. A configured database with no service configured is an
+error: the fake's data goes into it only with --demo.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runPass(cmd.Context(), full) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runPass(cmd.Context(), full, demo) },
 	}
 	cmd.Flags().BoolVar(&full, "full", false, "sync every record, not only what changed since the last run")
+	cmd.Flags().BoolVar(&demo, "demo", false, "run against the fake service even when a database or the service is configured")
 	return cmd
 }
 
 // runPass is `adsync run`.
-func (a *app) runPass(ctx context.Context, full bool) error {
+func (a *app) runPass(ctx context.Context, full, demo bool) error {
 	start := time.Now()
-	fakeUsed, err := a.demoEnvironment(ctx)
+	mode, err := decideRunMode(a.cfg, demo)
 	if err != nil {
 		return err
 	}
+	if err := a.demoEnvironment(ctx, mode); err != nil {
+		return err
+	}
+	fakeUsed := mode.fakeService
 	pool, err := a.connect(ctx, a.cfg.DatabaseURL)
 	if err != nil {
 		return err
@@ -113,17 +120,16 @@ What to try next:
 	return nil
 }
 
-// demoEnvironment fills in what is not configured: a local Postgres under
-// .adsync/ and the fake service in this process. It reports whether the
-// fake is used.
-func (a *app) demoEnvironment(ctx context.Context) (bool, error) {
-	if a.cfg.DatabaseURL == "" {
+// demoEnvironment starts what mode asks for: a local Postgres under .adsync/
+// and the fake service in this process.
+func (a *app) demoEnvironment(ctx context.Context, mode runMode) error {
+	if mode.localDatabase {
 		c, err := localpg.Start(ctx, localpg.Options{
 			Dir: filepath.Join(demoDir, "pg"), Persistent: true, Durable: true,
 			Logf: func(f string, args ...any) { a.log.Sugar().Infof(f, args...) },
 		})
 		if err != nil {
-			return false, fmt.Errorf("starting the local Postgres: %w", err)
+			return fmt.Errorf("starting the local Postgres: %w", err)
 		}
 		a.onClose(func() {
 			if err := c.Stop(); err != nil {
@@ -133,14 +139,14 @@ func (a *app) demoEnvironment(ctx context.Context) (bool, error) {
 		a.cfg.DatabaseURL = c.URL("postgres")
 		fmt.Fprintf(a.stdout, "local Postgres: %s (data kept in %s)\n", a.cfg.DatabaseURL, c.Dir())
 	}
-	if a.cfg.API.URL != "" || a.cfg.API.ConsumerKey != "" {
-		return false, nil
+	if !mode.fakeService {
+		return nil
 	}
 	opts := fixtures.DefaultOptions()
 	srv := fixtures.New(opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return false, fmt.Errorf("starting the fake service: %w", err)
+		return fmt.Errorf("starting the fake service: %w", err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
@@ -150,7 +156,7 @@ func (a *app) demoEnvironment(ctx context.Context) (bool, error) {
 	a.cfg.API.ConsumerKey, a.cfg.API.ConsumerSecret = opts.ConsumerKey, opts.ConsumerSecret
 	a.cfg.API.AccessToken, a.cfg.API.AccessSecret = opts.OwnerToken, opts.OwnerSecret
 	fmt.Fprintf(a.stdout, "fake service: %s (ads %s), %d accounts generated from seed %d\n", apiURL, adsURL, opts.Accounts, opts.Seed)
-	return true, nil
+	return nil
 }
 
 // demoUpload uploads the sample CRM file to the demo audience of the first

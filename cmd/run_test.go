@@ -11,16 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestRunCompletesAPipelinePassEndToEndAgainstTheFake(t *testing.T) {
+// A configured database is filled from the fake only when asked with --demo.
+func TestRunWithDemoCompletesAPipelinePassEndToEndAgainstTheFakeInAConfiguredDatabase(t *testing.T) {
 	t.Parallel()
 	db := localpg.NewDatabase(t)
 	out := t.TempDir()
 	conf := filepath.Join(t.TempDir(), "adsync.yaml")
 	require.NoError(t, os.WriteFile(conf, []byte("export:\n  out: "+out+"\n"), 0o600))
 
-	r := run(t, "run", "--database-url", db, "--config", conf)
+	r := run(t, "run", "--demo", "--database-url", db, "--config", conf)
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.Contains(t, r.stdout, "fake service: http://127.0.0.1:")
+	require.Contains(t, r.stdout, "applied", "the configured database is migrated")
+	require.NotContains(t, r.stdout, "local Postgres", "the configured database is used as is")
 	require.Regexp(t, `sync run \d+ succeeded`, r.stdout)
 	require.Regexp(t, `campaigns\s+75\s+75\s+0\s+0\s+\d+\s+0`, r.stdout, "first pass inserts every campaign")
 	require.Contains(t, r.stdout, "invalid: line 102:", "the sample file's bad rows are reported")
@@ -36,7 +39,7 @@ func TestRunCompletesAPipelinePassEndToEndAgainstTheFake(t *testing.T) {
 	require.Contains(t, r.stdout, "What to try next")
 
 	// A second pass: the sync finds everything unchanged, the same file is skipped.
-	r = run(t, "run", "--database-url", db, "--config", conf)
+	r = run(t, "run", "--demo", "--database-url", db, "--config", conf)
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.Regexp(t, `campaigns\s+75\s+0\s+0\s+75\s+0\s+0`, r.stdout, "unchanged records are neither updated nor counted as deleted again")
 	require.Contains(t, r.stdout, "skipped:")

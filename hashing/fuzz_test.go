@@ -21,7 +21,7 @@ var hash64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // digits-only input has one reading).
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"", " Test@Example.COM ", "@Jack", "6D92078A-8246-4BA4-AE5B-76104861E7DC", "12345",
-		"+1 (415) 555-0100", "14155550100", "07911 123456", strings.Repeat("A", 64), "é@ü.de", "\xff@a.b"} {
+		"+1 (415) 555-0100", "14155550100", "+1 (222) 555-0123", "+55 090 500000101", "07911 123456", strings.Repeat("A", 64), "é@ü.de", "\xff@a.b"} {
 		f.Add(s)
 	}
 	withCountry, err := hashing.NewNormalizer(hashing.Options{DefaultCountry: "GB", PassThroughHashed: true})

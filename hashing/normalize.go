@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -227,31 +228,132 @@ func appendServiceID(dst []byte, s string) ([]byte, error) {
 
 // appendPhone applies the service's phone rule, from its audience
 // documentation: E.164 with the country code, digits only, the leading '+'
-// removed ("+1 (415) 555-0100" becomes "14155550100"). Parsing and validation
-// are libphonenumber's (github.com/nyaruka/phonenumbers). A number without a
-// '+' is read in the default country; when there is none, or the number is not
-// valid there, digits-only input is read as E.164 without its '+', which is the
-// form this function writes, so normalized files go through unchanged. A
-// number libphonenumber does not consider valid is rejected: it cannot match.
+// removed ("+1 (415) 555-0100" becomes "14155550100"). Parsing is
+// libphonenumber's (github.com/nyaruka/phonenumbers). A number without a '+'
+// is read in the default country; digits-only input may also be E.164
+// without its '+', which is the form this function writes, so normalized
+// files go through unchanged.
+//
+// A number is rejected only when it cannot be a phone number of its country:
+// it does not parse (letters, no digits, an unknown country calling code, no
+// country code and no default country), its length or form is impossible for
+// its country code, or it is a local number without its area code (see
+// isPossiblePhone). A number the numbering plan does not list as assigned (a
+// North American number with an unassigned area code, say) is normalized and
+// hashed: the service matches whatever it holds, and libphonenumber's list of
+// assigned ranges lags the real ones. Of the two readings of digits-only
+// input, one valid by that list wins over one only possible, and the default
+// country's reading wins between equals.
 func (n *Normalizer) appendPhone(dst []byte, s string) ([]byte, error) {
 	if !utf8.ValidString(s) {
 		return dst, invalid(TypePhoneNumber, "not valid UTF-8", s)
 	}
 	num, err := phonenumbers.Parse(s, n.region)
-	ok := err == nil && phonenumbers.IsValidNumber(num)
-	if !ok && s[0] != '+' && allDigits(s) {
-		if alt, err2 := phonenumbers.Parse("+"+s, ""); err2 == nil && phonenumbers.IsValidNumber(alt) {
-			num, ok = alt, true
+	if err != nil {
+		num = nil
+	}
+	best := num
+	if num == nil || !phonenumbers.IsValidNumber(num) {
+		var alt *phonenumbers.PhoneNumber
+		if s[0] != '+' && allDigits(s) {
+			if a, err := phonenumbers.Parse("+"+s, ""); err == nil {
+				alt = a
+			}
+		}
+		switch {
+		case alt != nil && phonenumbers.IsValidNumber(alt):
+			best = alt
+		case isPossiblePhone(num):
+			best = num
+		case isPossiblePhone(alt):
+			best = alt
+		default:
+			if num == nil {
+				num = alt
+			}
+			return dst, invalid(TypePhoneNumber, n.impossiblePhoneReason(num, s), s)
 		}
 	}
-	if !ok {
-		if n.region == "" && s[0] != '+' {
-			return dst, invalid(TypePhoneNumber, "not a valid number with a country code (no default country set)", s)
-		}
-		return dst, invalid(TypePhoneNumber, "not a valid phone number", s)
+	e164 := phonenumbers.Format(best, phonenumbers.E164)
+	return append(dst, strings.TrimPrefix(e164, "+")...), nil
+}
+
+// isPossiblePhone reports whether num can be a whole number of its country:
+// its length is one the country code allows (libphonenumber's possibility
+// check) and it has the form of the country's numbers (the numbering plan's
+// general pattern, which covers unassigned ranges too: a North American area
+// code never starts with 0 or 1). A local number without its area code, which
+// IsPossibleNumber accepts, is not whole: it has no E.164 form. Nor is a
+// number whose E.164 form does not read back as itself: the parser strips a
+// national prefix or carrier code from the front of a number it does not
+// know, and would strip again from the normalized form, which then would not
+// normalize to itself.
+func isPossiblePhone(num *phonenumbers.PhoneNumber) bool {
+	if num == nil || phonenumbers.IsPossibleNumberWithReason(num) != phonenumbers.IS_POSSIBLE || !hasPhoneForm(num) {
+		return false
 	}
 	e164 := phonenumbers.Format(num, phonenumbers.E164)
-	return append(dst, strings.TrimPrefix(e164, "+")...), nil
+	back, err := phonenumbers.Parse(e164, "")
+	return err == nil && phonenumbers.Format(back, phonenumbers.E164) == e164
+}
+
+// hasPhoneForm reports whether num's national number matches the general
+// pattern of a region of its country code, or the code has no pattern.
+func hasPhoneForm(num *phonenumbers.PhoneNumber) bool {
+	forms := phoneForms()[num.GetCountryCode()]
+	if len(forms) == 0 {
+		return true
+	}
+	nsn := phonenumbers.GetNationalSignificantNumber(num)
+	for _, d := range forms {
+		if phonenumbers.MatchNationalNumber(nsn, d, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// phoneForms maps each country calling code to the general number patterns
+// of its regions (several regions share +1, +7, +44, ...). libphonenumber
+// checks these inside its parser but exports no check for a parsed number,
+// so they are read from its metadata once.
+var phoneForms = sync.OnceValue(func() map[int32][]*phonenumbers.PhoneNumberDesc {
+	forms := map[int32][]*phonenumbers.PhoneNumberDesc{}
+	coll, err := phonenumbers.MetadataCollection()
+	if err != nil {
+		return forms // the library could not load its own data: lengths alone decide
+	}
+	for _, m := range coll.GetMetadata() {
+		if d := m.GetGeneralDesc(); d.GetNationalNumberPattern() != "" {
+			forms[m.GetCountryCode()] = append(forms[m.GetCountryCode()], d)
+		}
+	}
+	return forms
+})
+
+// impossiblePhoneReason says why s, parsed as num (nil when it did not
+// parse), cannot be a phone number.
+func (n *Normalizer) impossiblePhoneReason(num *phonenumbers.PhoneNumber, s string) string {
+	if n.region == "" && s[0] != '+' {
+		return "not a valid number with a country code (no default country set)"
+	}
+	if num == nil {
+		return "not a valid phone number"
+	}
+	cc := num.GetCountryCode()
+	switch phonenumbers.IsPossibleNumberWithReason(num) {
+	case phonenumbers.TOO_SHORT:
+		return fmt.Sprintf("not a valid phone number: too short for country code +%d", cc)
+	case phonenumbers.TOO_LONG:
+		return fmt.Sprintf("not a valid phone number: too long for country code +%d", cc)
+	case phonenumbers.INVALID_LENGTH:
+		return fmt.Sprintf("not a valid phone number: no number of country code +%d has this length", cc)
+	case phonenumbers.IS_POSSIBLE_LOCAL_ONLY:
+		return fmt.Sprintf("not a valid phone number: a local number without its area code (country code +%d)", cc)
+	case phonenumbers.IS_POSSIBLE:
+		return fmt.Sprintf("not a valid phone number: not of the form of country code +%d's numbers", cc)
+	}
+	return "not a valid phone number"
 }
 
 func allDigits(s string) bool {

@@ -74,7 +74,30 @@ func TestNormalizeRules(t *testing.T) {
 		{"phone digits without default country read as E.164", none, hashing.TypePhoneNumber, "14155550100", "14155550100", ""},
 		{"phone national without default country rejected", none, hashing.TypePhoneNumber, "(415) 555-0100", "", "no default country"},
 		{"phone letters rejected", us, hashing.TypePhoneNumber, "call me", "", "not a valid phone number"},
-		{"phone too short rejected", us, hashing.TypePhoneNumber, "555", "", "not a valid phone number"},
+		{"phone too short rejected", us, hashing.TypePhoneNumber, "555", "", "not a valid phone number: too short for country code +1"},
+
+		// A number of a possible length for its country is kept even where the
+		// numbering plan lists no assigned range: the service matches what it holds.
+		{"phone unassigned North American area code kept", none, hashing.TypePhoneNumber, "+1 (222) 555-0123", "12225550123", ""},
+		{"phone reserved North American area code kept", none, hashing.TypePhoneNumber, "+1 (555) 012-3456", "15550123456", ""},
+		{"phone unassigned area code national in default country kept", us, hashing.TypePhoneNumber, "(222) 555-0123", "12225550123", ""},
+		{"phone unassigned area code digits in default country kept", us, hashing.TypePhoneNumber, "2225550123", "12225550123", ""},
+		{"phone unassigned area code digits without default country read as E.164", none, hashing.TypePhoneNumber, "12225550123", "12225550123", ""},
+		{"phone unassigned area code with extension kept without it", none, hashing.TypePhoneNumber, "+1 222-555-0123 ext. 9", "12225550123", ""},
+		{"phone valid E.164 reading wins over a possible national one", us, hashing.TypePhoneNumber, "4930123456", "4930123456", ""},
+
+		// A number that cannot be one of its country's stays rejected.
+		{"phone one digit short for its country rejected", none, hashing.TypePhoneNumber, "+1 222 555 012", "", "not a valid phone number: too short for country code +1"},
+		{"phone one digit long for its country rejected", none, hashing.TypePhoneNumber, "+1 222 555 01234", "", "not a valid phone number: too long for country code +1"},
+		{"phone North American area code starting with 1 rejected", none, hashing.TypePhoneNumber, "+1 123 456 7890", "", "not a valid phone number: not of the form of country code +1's numbers"},
+		{"phone French number keeping its trunk zero rejected", none, hashing.TypePhoneNumber, "+33 0 23 45 67 89", "", "not a valid phone number: not of the form of country code +33's numbers"},
+		{"phone South African digits of zeros rejected", none, hashing.TypePhoneNumber, "2700000000", "", "no default country set"},
+		{"phone whose E.164 form would not read back as itself rejected", none, hashing.TypePhoneNumber, "+55 090 500000101", "", "not a valid phone number: not of the form of country code +55's numbers"},
+		{"phone local number without area code rejected", us, hashing.TypePhoneNumber, "555-0123", "", "not a valid phone number: a local number without its area code (country code +1)"},
+		{"phone unknown country calling code rejected", none, hashing.TypePhoneNumber, "+999 1234 5678", "", "not a valid phone number"},
+		{"phone plus alone rejected", us, hashing.TypePhoneNumber, "+", "", "not a valid phone number"},
+		{"phone punctuation only rejected", us, hashing.TypePhoneNumber, "(--)", "", "not a valid phone number"},
+		{"phone short digits without default country rejected", none, hashing.TypePhoneNumber, "12", "", "no default country set"},
 
 		{"partner user id trimmed only", none, hashing.TypePartnerUserID, "  CRM-00042 ", "CRM-00042", ""},
 
@@ -105,6 +128,15 @@ func TestHashOfNormalizedEmailIsKnownSHA256(t *testing.T) {
 	require.False(t, skipped)
 	// Computed independently: printf 'test@example.com' | sha256sum
 	require.Equal(t, "973dfe463ec85785f5f95af5ba3906eedb2d931c24e69824a89ea65dba4e813b", h)
+}
+
+func TestPhoneNumberOfAnUnassignedRangeIsHashed(t *testing.T) {
+	t.Parallel()
+	h, skipped, err := normalizer(t, hashing.Options{DefaultCountry: "US"}).Hash(hashing.TypePhoneNumber, "(222) 555-0123")
+	require.NoError(t, err)
+	require.False(t, skipped)
+	// Computed independently: printf '12225550123' | sha256sum
+	require.Equal(t, "e16e7d69c53190eca08f8f736ed2c539df2ea02e1e879e5675be928662eae076", h)
 }
 
 func TestHashIsSHA256OfNormalizedValueForEveryHashedType(t *testing.T) {

@@ -197,6 +197,17 @@ func EnvNames() []string {
 	return out
 }
 
+// EnvName returns the environment variable of the setting at the YAML key
+// path key (for example "api.url"), or "" when the setting has none.
+func EnvName(key string) string {
+	for _, s := range settings {
+		if s.key == key {
+			return s.env
+		}
+	}
+	return ""
+}
+
 // Load builds the effective configuration: defaults, then the YAML file,
 // then the environment, then flags.
 func Load(src Source) (Config, error) {
