@@ -14,6 +14,7 @@ import (
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/spf13/cobra"
@@ -170,10 +171,14 @@ func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
 	if err != nil {
 		return err
 	}
-	var account string
-	if err := deps.Pool.QueryRow(ctx, `SELECT min(id) FROM accounts WHERE NOT deleted`).Scan(&account); err != nil || account == "" {
-		return fmt.Errorf("no synced account to upload to: %v", err)
+	live, err := ads.LiveAccounts(ctx, deps.Pool)
+	if err != nil {
+		return err
 	}
+	if len(live) == 0 {
+		return errors.New("no synced account to upload to")
+	}
+	account := live[0]
 	f, err := os.CreateTemp("", "adsync-sample-crm-*.csv")
 	if err != nil {
 		return err

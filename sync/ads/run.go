@@ -230,7 +230,7 @@ func (l *Lifecycle) queue(ctx context.Context, run Run, enqueue Enqueuer, units 
 
 // LiveAccounts lists the accounts a run fans out to: those neither deleted
 // nor out of the user's reach.
-func LiveAccounts(ctx context.Context, tx pgx.Tx) ([]string, error) {
+func LiveAccounts(ctx context.Context, tx Queryer) ([]string, error) {
 	rows, err := tx.Query(ctx, `SELECT id FROM accounts WHERE NOT deleted AND inaccessible_since IS NULL ORDER BY id`)
 	if err != nil {
 		return nil, err
@@ -238,10 +238,15 @@ func LiveAccounts(ctx context.Context, tx pgx.Tx) ([]string, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
+// Queryer is a pool or a transaction.
+type Queryer interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
 // InaccessibleAccounts lists the accounts, not deleted, that the user's
 // account list no longer returns: runs leave them out and keep their
 // records.
-func InaccessibleAccounts(ctx context.Context, tx pgx.Tx) ([]string, error) {
+func InaccessibleAccounts(ctx context.Context, tx Queryer) ([]string, error) {
 	rows, err := tx.Query(ctx, `SELECT id FROM accounts WHERE NOT deleted AND inaccessible_since IS NOT NULL ORDER BY id`)
 	if err != nil {
 		return nil, err
