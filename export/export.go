@@ -250,7 +250,7 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 	if order == "" {
 		order = t.ChangedAt
 	}
-	q := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) <= $1 AND ($2::timestamptz IS NULL OR (%s) > $2) ORDER BY %s",
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) < $1 AND ($2::timestamptz IS NULL OR (%s) >= $2) ORDER BY %s",
 		strings.Join(cols, ", "), t.From, t.ChangedAt, t.ChangedAt, order)
 	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		// The sort of a large table otherwise spills to disk.
@@ -369,14 +369,19 @@ func pipeRows(rows pgx.Rows, b *rowBuilder, pw *partWriter, afterRow func(n int6
 	return n, err
 }
 
-// safeHigh is the change time up to which rows are exported: now, or the
-// start of the oldest transaction still writing if that is earlier, so a
-// row stamped with now() by a transaction that commits after this snapshot
-// is never skipped (its stamp is past the watermark; the next run sees it).
+// safeHigh is the change time before which rows are exported: now, or the
+// start of the oldest transaction still open if that is earlier. Rows are
+// stamped with now(), the start of the transaction that writes them, and a
+// transaction may begin, read for a while and only then write: any open
+// transaction may still commit rows stamped at its start. Rows stamped at or
+// after the watermark belong to the next run, so each run exports the
+// half-open interval [previous watermark, watermark) and no row is skipped
+// or exported twice.
 func safeHigh(ctx context.Context, pool *pgxpool.Pool) (time.Time, error) {
 	var t time.Time
 	err := pool.QueryRow(ctx, `SELECT LEAST(now(), COALESCE((SELECT min(xact_start) FROM pg_stat_activity
-		WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid() AND datname = current_database()), now()))`).Scan(&t)
+		WHERE xact_start IS NOT NULL AND pid <> pg_backend_pid() AND datname = current_database()
+		AND backend_type = 'client backend'), now()))`).Scan(&t)
 	return t, err
 }
 

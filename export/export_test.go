@@ -16,6 +16,7 @@ import (
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/migrations"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
@@ -340,4 +341,37 @@ func TestEdgeValuesRoundTripThroughDuckDB(t *testing.T) {
 	}
 	require.EqualValues(t, -0.5, toFloat(rows[0]["price"]))
 	require.Nil(t, rows[2]["price"])
+}
+
+func TestARowWrittenLateByATransactionOpenDuringAnExportIsExportedByTheNext(t *testing.T) {
+	t.Parallel()
+	pool, out := setup(t, 3)
+	ctx := context.Background()
+	// A writer begins and reads first: it has not written anything yet when
+	// the export runs, but the row it writes later is stamped with its start.
+	writer, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = writer.Rollback(ctx) }()
+	_, err = writer.Exec(ctx, `SELECT count(*) FROM test_items`)
+	require.NoError(t, err)
+
+	first, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	require.EqualValues(t, 3, first.Tables[0].Rows)
+
+	insertItemsIn(t, writer, 4)
+	require.NoError(t, writer.Commit(ctx))
+	second, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, second.Tables[0].Rows, "the late row is exported by the next run")
+	third, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	require.Zero(t, third.Tables[0].Rows, "and only once")
+}
+
+func insertItemsIn(t *testing.T, tx pgx.Tx, id int) {
+	t.Helper()
+	_, err := tx.Exec(context.Background(), `INSERT INTO test_items (id, name, active, tags, volumes, created_at, raw)
+		VALUES ($1, 'late', true, '{}', '{}', now(), '{}')`, id)
+	require.NoError(t, err)
 }
