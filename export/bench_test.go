@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,19 +15,18 @@ import (
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/migrations"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
-// BenchmarkExportCampaigns exports 1,000,000 campaign rows (the sync's
-// table, realistic raw records) and reports rows/s beside DuckDB converting
-// the same rows from CSV to zstd Parquet in the same run.
-func BenchmarkExportCampaigns(b *testing.B) {
-	rows := benchRows()
+// benchCampaigns is a database holding rows campaign rows like the sync's
+// (realistic raw records).
+func benchCampaigns(b *testing.B, rows int) (*pgxpool.Pool, string) {
 	ctx := context.Background()
 	url := localpg.NewDatabase(b)
 	pool, err := store.Connect(ctx, url, store.ConnectOptions{MaxConns: 4})
 	require.NoError(b, err)
-	defer pool.Close()
+	b.Cleanup(pool.Close)
 	_, err = migrations.Migrate(ctx, pool, nil)
 	require.NoError(b, err)
 	_, err = pool.Exec(ctx, `INSERT INTO campaigns (account_id, id, name, funding_instrument_id, budget_optimization,
@@ -39,20 +41,55 @@ func BenchmarkExportCampaigns(b *testing.B) {
 			timestamptz '2026-01-01' + g * interval '1 second', timestamptz '2026-02-01' + g * interval '1 second', false, md5(g::text)
 		FROM generate_series(1, $1::int) g`, rows)
 	require.NoError(b, err)
+	_, err = pool.Exec(ctx, `VACUUM ANALYZE campaigns`)
+	require.NoError(b, err)
+	return pool, url
+}
+
+// cpuMeter measures CPU seconds of this process, its waited-for children
+// and the Postgres server: the machine is shared, so wall time alone says
+// little.
+type cpuMeter struct{ dataDir string }
+
+func newCPUMeter(b *testing.B, pool *pgxpool.Pool) cpuMeter {
+	var dir string
+	require.NoError(b, pool.QueryRow(context.Background(), `SELECT setting FROM pg_settings WHERE name = 'data_directory'`).Scan(&dir))
+	return cpuMeter{dataDir: dir}
+}
+
+func (m cpuMeter) now() time.Duration {
+	server, _ := localpg.ServerCPU(m.dataDir) // 0 for a server on another machine
+	return localpg.ProcessCPU() + localpg.ChildrenCPU() + server
+}
+
+// BenchmarkExportCampaigns exports 1,000,000 campaign rows (the sync's
+// table) and, in the same run, the limit of the same work done by DuckDB:
+// the rows copied out of Postgres as CSV and DuckDB converting that CSV to
+// zstd Parquet, both timed. Each reports rows/s, wall and CPU seconds.
+func BenchmarkExportCampaigns(b *testing.B) {
+	rows := benchRows()
+	ctx := context.Background()
+	pool, _ := benchCampaigns(b, rows)
+	cpu := newCPUMeter(b, pool)
 	dir := b.TempDir()
+	report := func(b *testing.B, wall, used time.Duration) {
+		b.ReportMetric(float64(rows)/wall.Seconds(), "rows/s")
+		b.ReportMetric(wall.Seconds(), "wall-s")
+		b.ReportMetric(used.Seconds(), "cpu-s")
+	}
 
 	b.Run("adsync", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			out := filepath.Join(dir, "adsync")
-			start := time.Now()
+			c0, start := cpu.now(), time.Now()
 			res, err := Run(ctx, pool, Options{Out: out, Tables: []string{"campaigns"}, Full: true})
 			require.NoError(b, err)
+			report(b, time.Since(start), cpu.now()-c0)
 			require.EqualValues(b, rows, res.Tables[0].Rows)
-			b.ReportMetric(float64(rows)/time.Since(start).Seconds(), "rows/s")
 		}
 	})
-	b.Run("duckdb_csv_to_parquet", func(b *testing.B) {
-		csv := filepath.Join(dir, "campaigns.csv")
+	csv := filepath.Join(dir, "campaigns.csv")
+	copyOut := func() {
 		f, err := os.Create(csv)
 		require.NoError(b, err)
 		conn, err := pool.Acquire(ctx)
@@ -61,12 +98,26 @@ func BenchmarkExportCampaigns(b *testing.B) {
 		conn.Release()
 		require.NoError(b, err)
 		require.NoError(b, f.Close())
+	}
+	convert := func(b *testing.B) time.Duration {
+		pq := filepath.Join(dir, "duck.parquet")
+		d := exporttest.Duck(b, nil, map[string]string{
+			"convert": "COPY (SELECT * FROM read_csv('" + csv + "')) TO '" + pq + "' (FORMAT parquet, COMPRESSION zstd)",
+		})
+		return time.Duration(d.Millis["convert"] * float64(time.Millisecond))
+	}
+	b.Run("duckdb_end_to_end", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			pq := filepath.Join(dir, "duck.parquet")
-			d := exporttest.Duck(b, nil, map[string]string{
-				"convert": "COPY (SELECT * FROM read_csv('" + csv + "')) TO '" + pq + "' (FORMAT parquet, COMPRESSION zstd)",
-			})
-			b.ReportMetric(float64(rows)/(d.Millis["convert"]/1000), "rows/s")
+			c0, start := cpu.now(), time.Now()
+			copyOut()
+			copied := time.Since(start)
+			converted := convert(b) // DuckDB's own time, without starting Node
+			report(b, copied+converted, cpu.now()-c0)
+		}
+	})
+	b.Run("duckdb_csv_to_parquet", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			report(b, convert(b), 0)
 		}
 	})
 }
@@ -80,4 +131,52 @@ func benchRows() int {
 		}
 	}
 	return 1_000_000
+}
+
+// rssChildEnv makes the test binary export one table and print its peak
+// resident memory.
+const rssChildEnv = "ADSYNC_EXPORT_RSS_CHILD"
+
+// BenchmarkExportPeakRSS exports ADSYNC_BENCH_ROWS campaigns (default
+// 1,000,000) in a child process and reports its peak resident memory
+// (VmHWM): the export streams, so it must not grow with the table.
+func BenchmarkExportPeakRSS(b *testing.B) {
+	rows := benchRows()
+	_, url := benchCampaigns(b, rows)
+	var peakKB float64
+	for b.Loop() {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), rssChildEnv+"=1", "ADSYNC_RSS_DB="+url, "ADSYNC_RSS_OUT="+filepath.Join(b.TempDir(), "out"))
+		out, err := cmd.CombinedOutput()
+		require.NoError(b, err, "%s", out)
+		m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(out)
+		require.NotNil(b, m, "child printed no VmHWM: %s", out)
+		peakKB, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	b.ReportMetric(peakKB/1024, "peak-RSS-MB")
+	b.ReportMetric(float64(rows), "rows")
+}
+
+// rssChild exports the campaigns of ADSYNC_RSS_DB and prints VmHWM.
+func rssChild() int {
+	ctx := context.Background()
+	pool, err := store.Connect(ctx, os.Getenv("ADSYNC_RSS_DB"), store.ConnectOptions{MaxConns: 4})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	defer pool.Close()
+	res, err := Run(ctx, pool, Options{Out: os.Getenv("ADSYNC_RSS_OUT"), Tables: []string{"campaigns"}, Full: true})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Printf("exported %d rows\n", res.Tables[0].Rows)
+	fmt.Print(regexp.MustCompile(`(?m)^VmHWM:.*$`).FindString(string(status)) + "\n")
+	return 0
 }

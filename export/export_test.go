@@ -22,7 +22,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { os.Exit(localpg.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(rssChildEnv) == "1" {
+		os.Exit(rssChild())
+	}
+	os.Exit(localpg.Main(m))
+}
 
 // testItems is a table with every column kind, registered for these tests.
 var testItems = Table{
