@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/adsync/adsync/internal/bound"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/schollz/progressbar/v3"
@@ -21,7 +22,8 @@ type uploadFlags struct {
 	account, audienceID, create, in string
 	op, mode                        string
 	effectiveAt, expiresAt          string
-	wait, force                     bool
+	wait, force, dryRun             bool
+	maxDelete                       bound.Max
 	hf                              hashFlags
 }
 
@@ -39,10 +41,16 @@ resending batches already done.
 
 --mode replace makes the audience hold exactly the file: users with an identifier the
 audience does not hold yet are sent as Update, and identifiers adsync recorded for the
-audience but absent from the file are sent as Delete.
+audience but absent from the file are sent as Delete. A replace from a file without a valid
+user is refused, and one that would delete more than --max-delete of the identifiers adsync
+knows the audience holds is refused unless --force; a refused replace sends nothing at all.
+
+The plan (users to add, identifiers to delete, users unchanged) is printed before anything
+is recorded or sent; --dry-run prints it and stops.
 
 Without --wait the batches are left to 'adsync worker'; with --wait this process sends them,
-shows progress on a terminal and ends with a report. The exit status is 1 when a batch failed.`,
+shows progress on a terminal and ends with a report, adds and deletes apart. The exit status
+is 1 when a batch failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.audienceUpload(cmd.Context(), &uf)
@@ -58,7 +66,11 @@ shows progress on a terminal and ends with a report. The exit status is 1 when a
 	f.StringVar(&uf.effectiveAt, "effective-at", "", "when the users take effect, RFC 3339 or YYYY-MM-DD (service default: now)")
 	f.StringVar(&uf.expiresAt, "expires-at", "", "when the users expire, RFC 3339 or YYYY-MM-DD (service default: 13 months later)")
 	f.BoolVar(&uf.wait, "wait", false, "send the batches in this process and wait for the report")
-	f.BoolVar(&uf.force, "force", false, "upload the file even if the same file was already uploaded")
+	f.BoolVar(&uf.force, "force", false, "go ahead where adsync would stop: upload a file already uploaded, and let a replace delete more than --max-delete")
+	uf.maxDelete = audience.DefaultMaxDelete
+	f.Var(&uf.maxDelete, "max-delete", "deletes a replace may send without --force, as a count or a percentage of the identifiers adsync knows the audience holds. "+
+		"A nightly replace churns a few percent; a truncated or wrong file deletes far more")
+	f.BoolVar(&uf.dryRun, "dry-run", false, "print the plan (adds, deletes, unchanged) and record and send nothing")
 	uf.hf.register(f)
 	return cmd
 }
@@ -133,6 +145,8 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	res, err := audience.Plan(ctx, deps.Pool, audience.PlanOptions{
 		AccountID: uf.account, AudienceID: audienceID, Path: uf.in,
 		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
+		MaxInvalid: uf.hf.maxInvalid, MaxDelete: uf.maxDelete, DryRun: uf.dryRun,
+		Review:     func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf, res) },
 		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0),
 		Enqueue: jobs.AudienceEnqueuer(inserter),
 	})
@@ -140,22 +154,22 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return err
 	}
 	up := res.Upload
-	switch res.Outcome {
-	case audience.Skipped:
+	switch {
+	case res.Outcome == audience.Skipped:
 		fmt.Fprintf(a.stdout, "skipped: %s was already uploaded to audience %s as upload %d (%s, %s); --force uploads it again\n",
 			uf.in, audienceID, up.ID, up.Operation, up.Mode)
 		return nil
-	case audience.Resumed:
+	case res.Outcome == audience.Resumed && uf.dryRun:
+		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.in)
+		return nil
+	case res.Outcome == audience.Previewed:
+		fmt.Fprintln(a.stdout, "dry run: nothing recorded or sent")
+		return nil
+	case res.Outcome == audience.Resumed:
 		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.in)
 	default:
-		for _, e := range res.Report.InvalidRows {
-			fmt.Fprintf(a.stdout, "invalid: line %d: %s (not uploaded)\n", e.Line, e.Reason)
-		}
-		if n := res.Report.RowsInvalid - len(res.Report.InvalidRows); n > 0 {
-			fmt.Fprintf(a.stdout, "invalid: %d more rows not listed\n", n)
-		}
-		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d users in %d batches to audience %s\n",
-			up.ID, up.RowsRead, up.RowsInvalid, up.Users, res.Batches, audienceID)
+		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d adds and %d deletes in %d batches to audience %s\n",
+			up.ID, up.RowsRead, up.RowsInvalid, res.Summary.Adds, res.Summary.Deletes, res.Batches, audienceID)
 	}
 	if !uf.wait {
 		if up.State == audience.StatePlanned {
@@ -164,6 +178,30 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return nil
 	}
 	return a.waitUpload(ctx, deps, up.ID)
+}
+
+// writePlan prints a new plan for people, before anything of it is
+// recorded or sent: the invalid rows left out, then what it sends.
+func writePlan(w io.Writer, audienceID string, uf *uploadFlags, res *audience.PlanResult) {
+	for _, e := range res.Report.InvalidRows {
+		fmt.Fprintf(w, "invalid: line %d: %s (not uploaded)\n", e.Line, e.Reason)
+	}
+	if n := res.Report.RowsInvalid - len(res.Report.InvalidRows); n > 0 {
+		fmt.Fprintf(w, "invalid: %d more rows not listed\n", n)
+	}
+	s := res.Summary
+	switch {
+	case uf.mode == audience.ModeReplace:
+		width := len(fmt.Sprint(max(s.Adds, s.Deletes, s.Unchanged)))
+		fmt.Fprintf(w, "plan for audience %s (replace):\n", audienceID)
+		fmt.Fprintf(w, "  add:       %*d users\n", width, s.Adds)
+		fmt.Fprintf(w, "  delete:    %*d of %d known identifiers\n", width, s.Deletes, s.Known)
+		fmt.Fprintf(w, "  unchanged: %*d users\n", width, s.Unchanged)
+	case uf.op == audience.OperationDelete:
+		fmt.Fprintf(w, "plan for audience %s (delete):\n  delete: %d users\n", audienceID, s.Deletes)
+	default:
+		fmt.Fprintf(w, "plan for audience %s (add):\n  add: %d users\n", audienceID, s.Adds)
+	}
 }
 
 // waitUpload runs a worker in this process until upload id is finished,
@@ -218,8 +256,8 @@ func (a *app) waitUpload(ctx context.Context, deps *jobs.Deps, id int64) error {
 }
 
 func writeUploadReport(w io.Writer, up *audience.Upload, p audience.Progress) {
-	fmt.Fprintf(w, "upload %d: %s\nrows read: %d\nrows invalid: %d\nbatches: %d (%d done, %d failed)\nretries: %d\nusers sent: %d\nusers accepted: %d\n",
-		up.ID, up.State, up.RowsRead, up.RowsInvalid, p.Batches, p.Done, p.Failed, p.Retries, p.Users, p.Accepted)
+	fmt.Fprintf(w, "upload %d: %s\nrows read: %d\nrows invalid: %d\nbatches: %d (%d done, %d failed)\nretries: %d\nadds: %d sent, %d accepted\ndeletes: %d sent, %d accepted\n",
+		up.ID, up.State, up.RowsRead, up.RowsInvalid, p.Batches, p.Done, p.Failed, p.Retries, p.Adds, p.AddsAccepted, p.Deletes, p.DeletesAccepted)
 	if p.OperationErrors > 0 {
 		fmt.Fprintf(w, "item errors: %d\n", p.OperationErrors)
 	}

@@ -1,7 +1,10 @@
 package adsynccmd
 
 import (
+	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,11 +31,11 @@ func TestAudienceUploadWaitsReportsAndSkipsTheSameFileAgain(t *testing.T) {
 	acct, aud := b.firstAudience(t)
 	in := writeFile(t, "users.csv", audienceCSV)
 
-	r := b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait", "--default-country", "US")
+	r := b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait", "--default-country", "US", "--max-invalid", "2")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "invalid: line 3: ")
 	require.Contains(t, r.stdout, "invalid: line 4: ")
-	require.Contains(t, r.stdout, "rows read: 4\nrows invalid: 2\nbatches: 1 (1 done, 0 failed)\nretries: 0\nusers sent: 2\nusers accepted: 2\n")
+	require.Contains(t, r.stdout, "rows read: 4\nrows invalid: 2\nbatches: 1 (1 done, 0 failed)\nretries: 0\nadds: 2 sent, 2 accepted\ndeletes: 0 sent, 0 accepted\n")
 	require.ElementsMatch(t, []string{sha256Hex("ok@example.org"), sha256Hex("test@example.com")}, b.srv.AudienceMembers(aud, "email"))
 	require.Equal(t, []string{sha256Hex("14155550100")}, b.srv.AudienceMembers(aud, "phone_number"))
 	require.Equal(t, []string{"crm-1"}, b.srv.AudienceMembers(aud, "partner_user_id"), "crm-2's row was invalid")
@@ -57,7 +60,7 @@ func TestAudienceUploadRerunWithWaitSendsWhatWasQueued(t *testing.T) {
 	r = b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "resuming upload ")
-	require.Contains(t, r.stdout, "users accepted: 2\n")
+	require.Contains(t, r.stdout, "adds: 2 sent, 2 accepted\n")
 	require.Len(t, b.srv.AudienceMembers(aud, "email"), 2)
 }
 
@@ -117,4 +120,127 @@ func TestAudienceUploadRefusesBadFlags(t *testing.T) {
 		require.Equal(t, 2, r.code, "%v: %s", tt.args, r.stderr)
 		require.Contains(t, r.stderr, tt.want)
 	}
+}
+
+func TestAudienceMaxInvalidMeansTheSameForHashAndUpload(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	acct, aud := b.firstAudience(t)
+	pool := b.pool(t)
+	in := writeFile(t, "users.csv", audienceCSV) // 2 of 4 rows invalid
+	uploads := func() int {
+		var n int
+		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM audience_uploads`).Scan(&n))
+		return n
+	}
+	for _, tt := range []struct {
+		bound string // "" is the default
+		pass  bool
+	}{
+		{"", false}, // 1%
+		{"0", false},
+		{"1", false},
+		{"2", true},
+		{"49%", false},
+		{"50%", true},
+		{"-1", true},
+	} {
+		var flags []string
+		if tt.bound != "" {
+			flags = []string{"--max-invalid", tt.bound}
+		}
+		want := 1
+		if tt.pass {
+			want = 0
+		}
+		r := run(t, append([]string{"audience", "hash", "--in", in}, flags...)...)
+		require.Equal(t, want, r.code, "hash %q: %s", tt.bound, r.stderr)
+
+		// --force plans the same file again each time (and does not lift
+		// --max-invalid).
+		before := uploads()
+		r = b.run(t, append([]string{"audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--force"}, flags...)...)
+		require.Equal(t, want, r.code, "upload %q: %s", tt.bound, r.stderr)
+		if !tt.pass {
+			require.Contains(t, r.stderr, "2 of 4 rows invalid, more than --max-invalid")
+			require.Contains(t, r.stdout, "invalid: line 3: ", "the rows are listed")
+			require.Equal(t, before, uploads(), "upload %q: nothing recorded", tt.bound)
+		} else {
+			require.Contains(t, r.stdout, "upload ", "upload %q: recorded", tt.bound)
+			require.Equal(t, before+1, uploads(), "upload %q", tt.bound)
+		}
+	}
+	require.Empty(t, b.srv.AudienceMembers(aud, "email"), "nothing sent without a worker")
+}
+
+// emails is a CSV of users user{from..from+n-1}@example.com.
+func emails(from, n int) string {
+	var s strings.Builder
+	s.WriteString("email\n")
+	for i := from; i < from+n; i++ {
+		fmt.Fprintf(&s, "user%d@example.com\n", i)
+	}
+	return s.String()
+}
+
+func TestAudienceUploadReplacePrintsThePlanAndBoundsDeletes(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	acct, aud := b.firstAudience(t)
+	pool := b.pool(t)
+	uploads := func() int {
+		var n int
+		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM audience_uploads`).Scan(&n))
+		return n
+	}
+	replace := func(file string, flags ...string) result {
+		return b.run(t, append([]string{"audience", "upload", "--account", acct, "--audience", aud, "--mode", "replace", "--in", file, "--wait"}, flags...)...)
+	}
+
+	r := replace(writeFile(t, "first.csv", emails(0, 100)))
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "plan for audience "+aud+" (replace):\n  add:       100 users\n  delete:      0 of 0 known identifiers\n  unchanged:   0 users\n")
+	require.Len(t, b.srv.AudienceMembers(aud, "email"), 100)
+
+	// Users 30..119: 30 leave (30% of the known members), 20 join, 70 stay.
+	next := writeFile(t, "next.csv", emails(30, 90))
+	plan := "plan for audience " + aud + " (replace):\n  add:       20 users\n  delete:    30 of 100 known identifiers\n  unchanged: 70 users\n"
+	before := uploads()
+	for _, flags := range [][]string{nil, {"--dry-run"}, {"--max-delete", "29"}, {"--max-delete", "29%"}} {
+		r = replace(next, flags...)
+		require.Equal(t, 1, r.code, "%v: %s", flags, r.stdout)
+		require.Contains(t, r.stdout, plan, "%v: the plan is printed with the refusal", flags)
+		require.Contains(t, r.stderr, "replace would delete 30 of 100 known identifiers, more than --max-delete", "%v", flags)
+		require.Contains(t, r.stderr, "nothing was sent; --force allows it", "%v", flags)
+		require.Equal(t, before, uploads(), "%v: nothing recorded", flags)
+		require.Len(t, b.srv.AudienceMembers(aud, "email"), 100, "%v: no delete and no add sent", flags)
+	}
+	r = replace(next, "--max-delete", "30%", "--dry-run")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, plan+"dry run: nothing recorded or sent\n", r.stdout)
+	require.Equal(t, before, uploads())
+
+	r = replace(next, "--max-delete", "30%")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, plan)
+	require.Contains(t, r.stdout, "20 adds and 30 deletes in 2 batches")
+	require.Contains(t, r.stdout, "adds: 20 sent, 20 accepted\ndeletes: 30 sent, 30 accepted\n")
+	require.Len(t, b.srv.AudienceMembers(aud, "email"), 90)
+
+	// Everyone leaves: only --force allows it.
+	last := writeFile(t, "last.csv", emails(500, 10))
+	r = replace(last)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stderr, "replace would delete 90 of 90 known identifiers, more than --max-delete 10% (9)")
+	r = replace(last, "--force")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "adds: 10 sent, 10 accepted\ndeletes: 90 sent, 90 accepted\n")
+	require.Len(t, b.srv.AudienceMembers(aud, "email"), 10)
+
+	// A file without a valid user never empties the audience, --force or not.
+	empty := writeFile(t, "empty.csv", "email\nnot-an-email\n")
+	r = replace(empty, "--force", "--max-invalid", "-1")
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stderr, empty+": no valid user")
+	require.Len(t, b.srv.AudienceMembers(aud, "email"), 10)
 }
