@@ -7,13 +7,16 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
+	"github.com/adsync/adsync/cmd/internal/config"
 	"github.com/adsync/adsync/internal/bound"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -25,6 +28,8 @@ type uploadFlags struct {
 	wait, force, dryRun             bool
 	maxDelete                       bound.Max
 	hf                              hashFlags
+	// flags are the command's parsed flags, to print the command again.
+	flags *pflag.FlagSet
 }
 
 func (a *app) audienceUploadCommand() *cobra.Command {
@@ -53,6 +58,7 @@ shows progress on a terminal and ends with a report, adds and deletes apart. The
 is 1 when a batch failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			uf.flags = cmd.Flags()
 			return a.audienceUpload(cmd.Context(), &uf)
 		},
 	}
@@ -102,6 +108,8 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return usageError("audience upload: --mode %q: want add or replace", uf.mode)
 	case uf.mode == audience.ModeReplace && uf.op != audience.OperationUpdate:
 		return usageError("audience upload: --mode replace sends its own updates and deletes: drop --op delete")
+	case uf.dryRun && uf.create != "":
+		return usageError("audience upload: --dry-run sends nothing, so it cannot --create an audience: preview with --audience ID, or check the file with adsync audience hash")
 	}
 	eff, err := parseWhen("effective-at", uf.effectiveAt)
 	if err != nil {
@@ -126,30 +134,36 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
 	}
-	audienceID := uf.audienceID
-	if uf.create != "" {
-		audienceID, err = audience.CreateAudience(ctx, deps.API, uf.account, uf.create)
-		var dup *audience.DuplicateNameError
-		if errors.As(err, &dup) && dup.ExistingID != "" {
-			return fmt.Errorf("audience upload: --create: %v (upload to it with --audience %s)", dup, dup.ExistingID)
-		}
-		if err != nil {
-			return fmt.Errorf("audience upload: --create: %w", err)
-		}
-		fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", audienceID, uf.create)
-	}
 	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err
 	}
-	res, err := audience.Plan(ctx, deps.Pool, audience.PlanOptions{
-		AccountID: uf.account, AudienceID: audienceID, Path: uf.in,
+	o := audience.PlanOptions{
+		AccountID: uf.account, AudienceID: uf.audienceID, Path: uf.in,
 		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
 		MaxInvalid: uf.hf.maxInvalid, MaxDelete: uf.maxDelete, DryRun: uf.dryRun,
-		Review:     func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf, res) },
 		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0),
 		Enqueue: jobs.AudienceEnqueuer(inserter),
-	})
+	}
+	if uf.create != "" {
+		id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)
+		var dup *audience.DuplicateNameError
+		if errors.As(err, &dup) && dup.ExistingID != "" {
+			return fmt.Errorf("audience upload: --create: %v; upload to it with:\n  %s", dup, uf.commandFor(dup.ExistingID))
+		}
+		if err != nil {
+			return fmt.Errorf("audience upload: --create: %w", err)
+		}
+		if created {
+			fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", id, uf.create)
+		} else {
+			fmt.Fprintf(a.stdout, "continuing with custom audience %s (%q), created by adsync for this file\n", id, uf.create)
+		}
+		o.AudienceID = id
+	}
+	audienceID := o.AudienceID
+	o.Review = func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf, res) }
+	res, err := audience.Plan(ctx, deps.Pool, o)
 	if err != nil {
 		return err
 	}
@@ -178,6 +192,45 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return nil
 	}
 	return a.waitUpload(ctx, deps, up.ID)
+}
+
+// commandFor is the command line that ran with its --create replaced by
+// --audience id: the command that uploads the same file to that audience.
+// A database URL's password is masked.
+func (uf *uploadFlags) commandFor(id string) string {
+	args := []string{"adsync", "audience", "upload", "--account", shellQuote(uf.account), "--audience", shellQuote(id)}
+	if uf.flags == nil {
+		return strings.Join(args, " ")
+	}
+	uf.flags.Visit(func(f *pflag.Flag) {
+		if f.Name == "account" || f.Name == "create" {
+			return
+		}
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			switch {
+			case f.Value.Type() == "bool" && v == "true":
+				args = append(args, "--"+f.Name)
+			case f.Name == "database-url":
+				args = append(args, "--"+f.Name, shellQuote(config.MaskURL(v)))
+			default:
+				args = append(args, "--"+f.Name, shellQuote(v))
+			}
+		}
+	})
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting (the standard
+// library has no such function).
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // writePlan prints a new plan for people, before anything of it is

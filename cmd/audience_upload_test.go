@@ -3,6 +3,8 @@ package adsynccmd
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -64,19 +66,63 @@ func TestAudienceUploadRerunWithWaitSendsWhatWasQueued(t *testing.T) {
 	require.Len(t, b.srv.AudienceMembers(aud, "email"), 2)
 }
 
-func TestAudienceUploadCreateReportsTheExistingAudienceOnADuplicateName(t *testing.T) {
+func TestAudienceUploadCreateRunAgainResumesTheUploadItStarted(t *testing.T) {
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})
 	acct, _ := b.firstAudience(t)
 	in := writeFile(t, "users.csv", "email\na@example.com\n")
-	r := b.run(t, "audience", "upload", "--account", acct, "--create", "newsletter", "--in", in)
+	cmd := []string{"audience", "upload", "--account", acct, "--create", "newsletter", "--in", in}
+	// Without --wait and with no worker, the upload is left unfinished, as
+	// an interrupted --wait leaves it.
+	r := b.run(t, cmd...)
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stdout, "created custom audience ")
+	m := regexp.MustCompile(`created custom audience (\S+) `).FindStringSubmatch(r.stdout)
+	require.NotNil(t, m, r.stdout)
+	aud := m[1]
 	require.Contains(t, r.stdout, "queued: ")
 
-	r = b.run(t, "audience", "upload", "--account", acct, "--create", "newsletter", "--in", in)
+	r = b.run(t, append(cmd, "--wait")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "continuing with custom audience "+aud)
+	require.Contains(t, r.stdout, "resuming upload ")
+	require.Contains(t, r.stdout, "adds: 1 sent, 1 accepted\n")
+	require.Equal(t, []string{sha256Hex("a@example.com")}, b.srv.AudienceMembers(aud, "email"))
+	n := 0
+	for _, id := range b.srv.AdsTruth().Accounts[acct]["custom_audiences"].IDs {
+		if id == aud {
+			n++
+		}
+	}
+	require.Equal(t, 1, n)
+}
+
+func TestAudienceUploadCreateOfATakenNamePrintsTheCommandThatUploadsToIt(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	acct, _ := b.firstAudience(t)
+	first := writeFile(t, "first.csv", "email\na@example.com\n")
+	r := b.run(t, "audience", "upload", "--account", acct, "--create", "newsletter", "--in", first)
+	require.Equal(t, 0, r.code, r.stderr)
+
+	// Another file to the same name is not a rerun: the name is taken.
+	other := writeFile(t, "other.csv", "email\nb@example.com\n")
+	r = b.run(t, "audience", "upload", "--account", acct, "--create", "newsletter", "--in", other, "--default-country", "US", "--wait")
 	require.Equal(t, 1, r.code)
-	require.Regexp(t, `a custom audience named "newsletter" already exists: \S+ \(upload to it with --audience \S+\)`, r.stderr)
+	m := regexp.MustCompile(`a custom audience named "newsletter" already exists: (\S+); upload to it with:\n  (adsync audience upload .*)\n`).FindStringSubmatch(r.stderr)
+	require.NotNil(t, m, r.stderr)
+	require.Empty(t, b.srv.AudienceMembers(m[1], "email"), "nothing sent to the taken name's audience")
+
+	// The printed command, as a shell reads it, is this command with
+	// --audience instead of --create, and runs as shown.
+	out, err := exec.Command("sh", "-c", "set -- "+m[2]+`; for a; do printf '%s\0' "$a"; done`).Output()
+	require.NoError(t, err)
+	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	require.Equal(t, []string{"adsync", "audience", "upload", "--account", acct, "--audience", m[1],
+		"--config", b.conf, "--database-url", b.db, "--default-country", "US", "--in", other, "--wait"}, args)
+	r = run(t, args[1:]...)
+	require.Equal(t, 0, r.code, r.stderr)
+	// --wait's worker also sends the first upload, left queued.
+	require.ElementsMatch(t, []string{sha256Hex("a@example.com"), sha256Hex("b@example.com")}, b.srv.AudienceMembers(m[1], "email"))
 }
 
 func TestAudienceUploadExitsNonZeroWhenABatchFails(t *testing.T) {
@@ -115,6 +161,9 @@ func TestAudienceUploadRefusesBadFlags(t *testing.T) {
 		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--mode", "replace", "--op", "delete"}, "--mode replace"},
 		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--expires-at", "soon"}, `--expires-at "soon"`},
 		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--effective-at", "2026-02-01", "--expires-at", "2026-01-01"}, "later than"},
+		{[]string{"--account", "a", "--create", "n", "--in", "f", "--dry-run"}, "--dry-run sends nothing, so it cannot --create"},
+		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--max-delete", "lots"}, `invalid argument "lots" for "--max-delete"`},
+		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--max-invalid", "101%"}, `invalid argument "101%" for "--max-invalid"`},
 	} {
 		r := run(t, append([]string{"audience", "upload"}, tt.args...)...)
 		require.Equal(t, 2, r.code, "%v: %s", tt.args, r.stderr)
