@@ -42,7 +42,8 @@ batches of at most 2,500 users and 5,000,000 bytes, each sent by its own job unt
 service reports success_count == total_count. Invalid rows are listed by line and never
 uploaded. The same file (same checksum) uploaded again to the same audience with the same
 --op and --mode is skipped unless --force; an unfinished upload of it is resumed, without
-resending batches already done.
+resending batches already done. With --create, the same command run again continues with
+the audience adsync created for that file.
 
 --mode replace makes the audience hold exactly the file: users with an identifier the
 audience does not hold yet are sent as Update, and identifiers adsync recorded for the
@@ -51,7 +52,8 @@ user is refused, and one that would delete more than --max-delete of the identif
 knows the audience holds is refused unless --force; a refused replace sends nothing at all.
 
 The plan (users to add, identifiers to delete, users unchanged) is printed before anything
-is recorded or sent; --dry-run prints it and stops.
+is recorded or sent; --dry-run prints it, fails as the upload would (exit 1 when it would be
+refused), and records and sends nothing.
 
 Without --wait the batches are left to 'adsync worker'; with --wait this process sends them,
 shows progress on a terminal and ends with a report, adds and deletes apart. The exit status
@@ -74,9 +76,9 @@ is 1 when a batch failed.`,
 	f.BoolVar(&uf.wait, "wait", false, "send the batches in this process and wait for the report")
 	f.BoolVar(&uf.force, "force", false, "go ahead where adsync would stop: upload a file already uploaded, and let a replace delete more than --max-delete")
 	uf.maxDelete = audience.DefaultMaxDelete
-	f.Var(&uf.maxDelete, "max-delete", "deletes a replace may send without --force, as a count or a percentage of the identifiers adsync knows the audience holds. "+
+	f.Var(&uf.maxDelete, "max-delete", "deletes a replace may send without --force, as a count or a percentage of the identifiers adsync knows the audience holds (-1: any). "+
 		"A nightly replace churns a few percent; a truncated or wrong file deletes far more")
-	f.BoolVar(&uf.dryRun, "dry-run", false, "print the plan (adds, deletes, unchanged) and record and send nothing")
+	f.BoolVar(&uf.dryRun, "dry-run", false, "print the plan (adds, deletes, unchanged) and whether it would be refused; record and send nothing")
 	uf.hf.register(f)
 	return cmd
 }
