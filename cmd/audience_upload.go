@@ -110,6 +110,8 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return usageError("audience upload: --mode %q: want add or replace", uf.mode)
 	case uf.mode == audience.ModeReplace && uf.op != audience.OperationUpdate:
 		return usageError("audience upload: --mode replace sends its own updates and deletes: drop --op delete")
+	case uf.mode != audience.ModeReplace && uf.flags != nil && uf.flags.Changed("max-delete"):
+		return usageError("audience upload: --max-delete bounds the deletes of --mode replace; --op delete deletes exactly the file's users")
 	case uf.dryRun && uf.create != "":
 		return usageError("audience upload: --dry-run sends nothing, so it cannot --create an audience: preview with --audience ID, or check the file with adsync audience hash")
 	}

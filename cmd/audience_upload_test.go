@@ -162,6 +162,7 @@ func TestAudienceUploadRefusesBadFlags(t *testing.T) {
 		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--expires-at", "soon"}, `--expires-at "soon"`},
 		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--effective-at", "2026-02-01", "--expires-at", "2026-01-01"}, "later than"},
 		{[]string{"--account", "a", "--create", "n", "--in", "f", "--dry-run"}, "--dry-run sends nothing, so it cannot --create"},
+		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--op", "delete", "--max-delete", "5"}, "--max-delete bounds the deletes of --mode replace"},
 		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--max-delete", "lots"}, `invalid argument "lots" for "--max-delete"`},
 		{[]string{"--account", "a", "--audience", "x", "--in", "f", "--max-invalid", "101%"}, `invalid argument "101%" for "--max-invalid"`},
 	} {

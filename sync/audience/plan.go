@@ -144,6 +144,13 @@ func (o *PlanOptions) validate() error {
 // all in one transaction. The same file already uploaded with the same
 // operation and mode is skipped unless o.Force; an unfinished (or failed)
 // upload of it is resumed: its batches not done are enqueued again.
+//
+// A new plan is shown to o.Review, then checked; a refused plan records
+// nothing, so none of it is ever sent. Any file is refused above
+// o.MaxInvalid; a replace is refused when the file has no valid user
+// (ErrNoValidUser) and, unless o.Force, when it would delete more than
+// o.MaxDelete (*DeleteBoundError). The bounds live here, where the deletes
+// are planned, so no caller can send a plan that skipped them.
 func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("audience upload: %w", err)

@@ -29,6 +29,17 @@ var DefaultMaxDelete = bound.Percent(10)
 // as Delete, one identifier per user object. Rows and identifiers are read
 // back in pages so memory stays flat whatever the file's size.
 
+// What a replace sends, as conditions shared by the counts and the batches
+// ($1 is the audience): a staged row r to add, a stored member m to delete.
+const (
+	rowToAdd = `EXISTS (
+		SELECT 1 FROM audience_plan_ids i
+		WHERE i.row_no = r.row_no AND NOT EXISTS (
+			SELECT 1 FROM audience_members m WHERE m.audience_id = $1 AND m.type = i.type AND m.hash = i.hash))`
+	memberToDelete = `m.audience_id = $1 AND NOT EXISTS (
+		SELECT 1 FROM audience_plan_ids i WHERE i.type = m.type AND i.hash = m.hash)`
+)
+
 // stageReplace stages the file and fills sum.
 func (p *planner) stageReplace(report *hashing.Report, sum *Summary) error {
 	ctx, tx := p.ctx, p.tx
@@ -85,14 +96,9 @@ func (p *planner) stageReplace(report *hashing.Report, sum *Summary) error {
 			return err
 		}
 	}
-	// The same conditions as batchReplace's queries.
 	err = tx.QueryRow(ctx, `
-		SELECT (SELECT count(*) FROM audience_plan_rows r WHERE EXISTS (
-		            SELECT 1 FROM audience_plan_ids i
-		            WHERE i.row_no = r.row_no AND NOT EXISTS (
-		                SELECT 1 FROM audience_members m WHERE m.audience_id = $1 AND m.type = i.type AND m.hash = i.hash))),
-		       (SELECT count(*) FROM audience_members m WHERE m.audience_id = $1 AND NOT EXISTS (
-		            SELECT 1 FROM audience_plan_ids i WHERE i.type = m.type AND i.hash = m.hash)),
+		SELECT (SELECT count(*) FROM audience_plan_rows r WHERE `+rowToAdd+`),
+		       (SELECT count(*) FROM audience_members m WHERE `+memberToDelete+`),
 		       (SELECT count(*) FROM audience_members m WHERE m.audience_id = $1)`,
 		p.upload.AudienceID).Scan(&sum.Adds, &sum.Deletes, &sum.Known)
 	if err != nil {
@@ -111,10 +117,7 @@ func (p *planner) batchReplace() error {
 	for {
 		page, err := tx.Query(ctx, `
 			SELECT r.row_no, r.body FROM audience_plan_rows r
-			WHERE r.row_no > $2 AND EXISTS (
-				SELECT 1 FROM audience_plan_ids i
-				WHERE i.row_no = r.row_no AND NOT EXISTS (
-					SELECT 1 FROM audience_members m WHERE m.audience_id = $1 AND m.type = i.type AND m.hash = i.hash))
+			WHERE r.row_no > $2 AND `+rowToAdd+`
 			ORDER BY r.row_no LIMIT $3`, p.upload.AudienceID, after, stageRows)
 		if err != nil {
 			return err
@@ -152,8 +155,7 @@ func (p *planner) batchReplace() error {
 	for {
 		page, err := tx.Query(ctx, `
 			SELECT m.type, m.hash FROM audience_members m
-			WHERE m.audience_id = $1 AND (m.type, m.hash) > ($2, $3) AND NOT EXISTS (
-				SELECT 1 FROM audience_plan_ids i WHERE i.type = m.type AND i.hash = m.hash)
+			WHERE (m.type, m.hash) > ($2, $3) AND `+memberToDelete+`
 			ORDER BY m.type, m.hash LIMIT $4`, p.upload.AudienceID, lastType, lastHash, stageRows)
 		if err != nil {
 			return err
