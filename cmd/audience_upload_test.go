@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
 )
 
@@ -293,4 +294,24 @@ func TestAudienceUploadReplacePrintsThePlanAndBoundsDeletes(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stdout)
 	require.Contains(t, r.stderr, empty+": no valid user")
 	require.Len(t, b.srv.AudienceMembers(aud, "email"), 10)
+}
+
+func TestAudienceUploadCommandForQuotesValuesAndMasksTheDatabasePassword(t *testing.T) {
+	t.Parallel()
+	var uf uploadFlags
+	f := pflag.NewFlagSet("upload", pflag.ContinueOnError)
+	var db, in, create string
+	var wait bool
+	var aliases []string
+	f.StringVar(&uf.account, "account", "", "")
+	f.StringVar(&create, "create", "", "")
+	f.StringVar(&db, "database-url", "", "")
+	f.StringVar(&in, "in", "", "")
+	f.BoolVar(&wait, "wait", false, "")
+	f.StringArrayVar(&aliases, "alias", nil, "")
+	require.NoError(t, f.Parse([]string{"--account", "a1", "--create", "CRM list", "--in", "/data/it's here.csv",
+		"--database-url", "postgres://app:hunter2@db.example/adsync", "--alias", "mail=email", "--alias", "tel=phone_number", "--wait"}))
+	uf.flags = f
+	require.Equal(t, `adsync audience upload --account a1 --audience x9 --alias mail=email --alias tel=phone_number `+
+		`--database-url postgres://app:xxxxx@db.example/adsync --in '/data/it'\''s here.csv' --wait`, uf.commandFor("x9"))
 }
