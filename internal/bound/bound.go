@@ -73,7 +73,8 @@ func (m Max) Limit(whole int64) (int64, bool) {
 	case m.none:
 		return 0, false
 	case m.pct:
-		return whole * m.n / 100_00, true
+		// whole*n/10000 rounded down, split so that no product overflows.
+		return whole/100_00*m.n + whole%100_00*m.n/100_00, true
 	default:
 		return m.n, true
 	}

@@ -1,6 +1,7 @@
 package bound_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/adsync/adsync/internal/bound"
@@ -32,6 +33,7 @@ func TestParseAndAllows(t *testing.T) {
 		{"100%", 9609, 9609, true, 9609, true, "100%"},
 		{" 7 ", 7, 0, true, 7, true, "7"},
 		{"-1", 1 << 40, 1, true, 0, false, "-1"},
+		{"50%", 0, math.MaxInt64, true, math.MaxInt64 / 2, true, "50%"},
 	} {
 		m, err := bound.Parse(tt.in)
 		require.NoError(t, err, tt.in)
@@ -73,4 +75,32 @@ func TestFlagValueSetsAndNamesItsType(t *testing.T) {
 	require.Equal(t, bound.Percent(25), m)
 	require.ErrorContains(t, m.Set("lots"), `"lots"`)
 	require.Equal(t, "N|P%", m.Type())
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"0", "10%", "0.5%", "100%", "-1", "9223372036854775807", "99.99%", "1e3", "%", "-0%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := bound.Parse(s)
+		if err != nil {
+			return
+		}
+		again, err := bound.Parse(m.String())
+		require.NoError(t, err, "%q prints as %q", s, m.String())
+		require.Equal(t, m, again, "%q", s)
+		// Allowing a count allows every smaller one, of any whole.
+		for _, whole := range []int64{0, 1, 99, 3003, 1 << 40, math.MaxInt64} {
+			limit, ok := m.Limit(whole)
+			if !ok {
+				require.True(t, m.Allows(whole, whole))
+				continue
+			}
+			require.GreaterOrEqual(t, limit, int64(0), "%q of %d", s, whole)
+			require.True(t, m.Allows(limit, whole), "%q of %d", s, whole)
+			if limit < math.MaxInt64 {
+				require.False(t, m.Allows(limit+1, whole), "%q of %d", s, whole)
+			}
+		}
+	})
 }
