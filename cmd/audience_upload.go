@@ -153,7 +153,7 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)
 		var dup *audience.DuplicateNameError
 		if errors.As(err, &dup) && dup.ExistingID != "" {
-			return fmt.Errorf("audience upload: --create: %v; upload to it with:\n  %s", dup, uf.commandFor(dup.ExistingID))
+			return fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
 		}
 		if err != nil {
 			return fmt.Errorf("audience upload: --create: %w", err)

@@ -109,7 +109,7 @@ func TestAudienceUploadCreateOfATakenNamePrintsTheCommandThatUploadsToIt(t *test
 	other := writeFile(t, "other.csv", "email\nb@example.com\n")
 	r = b.run(t, "audience", "upload", "--account", acct, "--create", "newsletter", "--in", other, "--default-country", "US", "--wait")
 	require.Equal(t, 1, r.code)
-	m := regexp.MustCompile(`a custom audience named "newsletter" already exists: (\S+); upload to it with:\n  (adsync audience upload .*)\n`).FindStringSubmatch(r.stderr)
+	m := regexp.MustCompile(`a custom audience named "newsletter" already exists: (\S+); upload to it with: (adsync audience upload .*)\n$`).FindStringSubmatch(r.stderr)
 	require.NotNil(t, m, r.stderr)
 	require.Empty(t, b.srv.AudienceMembers(m[1], "email"), "nothing sent to the taken name's audience")
 
