@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/adsync/adsync/hashing"
+	"github.com/adsync/adsync/internal/bound"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -21,15 +22,20 @@ func (a *app) audienceCommand() *cobra.Command {
 	return cmd
 }
 
-// hashFlags are the normalization and reading flags hash and upload share.
+// hashFlags are the normalization, reading and invalid-row flags hash and
+// upload share, so each means the same in both.
 type hashFlags struct {
 	country       string
 	noPassThrough bool
 	ignoreUnknown bool
 	aliases       []string
+	maxInvalid    bound.Max
 }
 
 func (h *hashFlags) register(f *pflag.FlagSet) {
+	h.maxInvalid = hashing.DefaultMaxInvalid
+	f.Var(&h.maxInvalid, "max-invalid", "invalid rows the file may hold, as a count or a percentage of its rows (-1: any); above it nothing is written or uploaded "+
+		"and the exit status is 1. A few bad rows in a CRM export are normal (they are listed and left out); more usually mean the wrong file or a wrong column")
 	f.StringVar(&h.country, "default-country", "", "ISO 3166-1 alpha-2 country of phone numbers written without a country code (e.g. US)")
 	f.BoolVar(&h.noPassThrough, "no-pass-through", false, "hash values that already look like SHA-256 (64 hex characters) instead of passing them through")
 	f.BoolVar(&h.ignoreUnknown, "ignore-unknown", false, "ignore columns or keys that name no identifier type instead of failing")
@@ -63,9 +69,8 @@ func (h *hashFlags) build(cmd string) (*hashing.Normalizer, hashing.ReaderOption
 
 func (a *app) audienceHashCommand() *cobra.Command {
 	var (
-		in, out    string
-		maxInvalid int
-		hf         hashFlags
+		in, out string
+		hf      hashFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "hash",
@@ -74,7 +79,9 @@ func (a *app) audienceHashCommand() *cobra.Command {
 transparently) into one user object per valid row, written as NDJSON to --out or stdout.
 A row with any invalid value is left out whole. The report (rows read, per-type valid and
 invalid counts, invalid rows by line) goes to stdout when --out is a file, else to stderr.
---out is written atomically: a failed run leaves no file.`,
+A run that fails (more invalid rows than --max-invalid, an unreadable file) writes no user:
+--out is written atomically and leaves no file, and stdout gets the users only once the
+whole file passed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" {
@@ -84,19 +91,18 @@ invalid counts, invalid rows by line) goes to stdout when --out is a file, else 
 			if err != nil {
 				return err
 			}
-			return a.audienceHash(in, out, maxInvalid, norm, ropts)
+			return a.audienceHash(in, out, hf.maxInvalid, norm, ropts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&in, "in", "", "input file: .csv or .ndjson/.jsonl, optionally gzipped (format sniffed otherwise); - reads stdin")
 	f.StringVar(&out, "out", "", "output NDJSON file (default stdout)")
-	f.IntVar(&maxInvalid, "max-invalid", 0, "invalid rows tolerated before the run fails with exit 1 and no output file; -1 tolerates any (default 0: a dirty file needs a deliberate decision)")
 	hf.register(f)
 	return cmd
 }
 
 // audienceHash runs the hash pipeline from in to out (stdout when empty).
-func (a *app) audienceHash(in, out string, maxInvalid int, norm *hashing.Normalizer, ropts hashing.ReaderOptions) error {
+func (a *app) audienceHash(in, out string, maxInvalid bound.Max, norm *hashing.Normalizer, ropts hashing.ReaderOptions) error {
 	var src io.ReadCloser
 	var format hashing.Format
 	var err error
@@ -115,19 +121,23 @@ func (a *app) audienceHash(in, out string, maxInvalid int, norm *hashing.Normali
 		return fmt.Errorf("audience hash: %s: %w", in, err)
 	}
 
-	var dst io.Writer = a.stdout
-	reportTo := a.stderr
+	// The users go to a file first whatever the output: a failed run must
+	// leave nothing that looks complete, and stdout cannot be taken back.
 	var file *atomicFile
 	if out != "" {
 		file, err = createAtomic(out)
-		if err != nil {
-			return fmt.Errorf("audience hash: %w", err)
-		}
-		defer file.abort() // no-op after commit
-		dst = file
-		reportTo = a.stdout
+	} else {
+		file, err = createSpool()
 	}
-	w := bufio.NewWriterSize(dst, 256<<10)
+	if err != nil {
+		return fmt.Errorf("audience hash: %w", err)
+	}
+	defer file.abort() // no-op after commit
+	reportTo := a.stdout
+	if out == "" {
+		reportTo = a.stderr
+	}
+	w := bufio.NewWriterSize(file, 256<<10)
 	var line []byte
 	report := &hashing.Report{}
 	err = hashing.HashRecordsParallel(rr, norm, runtime.GOMAXPROCS(0), func(u hashing.HashedUser) error {
@@ -138,27 +148,30 @@ func (a *app) audienceHash(in, out string, maxInvalid int, norm *hashing.Normali
 	if err != nil {
 		return fmt.Errorf("audience hash: %s: %w", in, err)
 	}
-	// On stdout the users are already streaming out, so all of them are
-	// written and the exit status tells; only a file can be withheld.
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("audience hash: write: %w", err)
 	}
 	if err := report.WriteText(reportTo); err != nil {
 		return fmt.Errorf("audience hash: report: %w", err)
 	}
-	if maxInvalid >= 0 && report.RowsInvalid > maxInvalid {
-		return fmt.Errorf("audience hash: %s: %d invalid rows, more than --max-invalid %d", in, report.RowsInvalid, maxInvalid)
+	if err := report.CheckInvalid(maxInvalid); err != nil {
+		return fmt.Errorf("audience hash: %s: %w", in, err)
 	}
-	if file != nil {
-		if err := file.commit(); err != nil {
-			return fmt.Errorf("audience hash: %w", err)
+	if out == "" {
+		if err := file.copyTo(a.stdout); err != nil {
+			return fmt.Errorf("audience hash: write: %w", err)
 		}
+		return nil
+	}
+	if err := file.commit(); err != nil {
+		return fmt.Errorf("audience hash: %w", err)
 	}
 	return nil
 }
 
 // atomicFile is written under a temporary name beside its destination and
-// renamed into place on commit, so readers never see a partial file.
+// renamed into place on commit, so readers never see a partial file; without
+// a destination it is a spool (see createSpool).
 type atomicFile struct {
 	*os.File
 	dest string
@@ -188,6 +201,26 @@ func (f *atomicFile) commit() error {
 	}
 	f.done = true
 	return nil
+}
+
+// createSpool is a temporary file that is never renamed: its bytes are
+// copied out by copyTo once they are known to be wanted.
+func createSpool() (*atomicFile, error) {
+	f, err := os.CreateTemp("", "adsync-hash-*.ndjson")
+	if err != nil {
+		return nil, fmt.Errorf("create a temporary file: %w", err)
+	}
+	return &atomicFile{File: f}, nil
+}
+
+// copyTo writes the spooled bytes to w, then removes the file.
+func (f *atomicFile) copyTo(w io.Writer) error {
+	defer f.abort()
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, f)
+	return err
 }
 
 // abort removes the temporary file unless the commit happened.

@@ -69,14 +69,15 @@ func TestAudienceHashFailsAboveMaxInvalidAndLeavesNoFile(t *testing.T) {
 
 	r := run(t, "audience", "hash", "--in", in, "--out", out, "--max-invalid", "1")
 	require.Equal(t, 1, r.code)
-	require.Contains(t, r.stderr, "2 invalid rows, more than --max-invalid 1")
+	require.Contains(t, r.stderr, "2 of 4 rows invalid, more than --max-invalid 1\n")
 	require.Contains(t, r.stdout, "invalid: line 3", "the report still says which rows")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, entries, "no output and no temporary file")
 
 	r = run(t, "audience", "hash", "--in", in, "--out", out)
-	require.Equal(t, 1, r.code, "the default tolerates no invalid row")
+	require.Equal(t, 1, r.code, "the default, 1% of the rows, tolerates none of 4")
+	require.Contains(t, r.stderr, "2 of 4 rows invalid, more than --max-invalid 1% (0)\n")
 
 	r = run(t, "audience", "hash", "--in", in, "--out", out, "--max-invalid", "-1")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -120,4 +121,22 @@ func TestAudienceHashReadsStdinWhenInIsDash(t *testing.T) {
 	code := Run(context.Background(), []string{"audience", "hash", "--in", "-"}, strings.NewReader(`{"handle":"@Jack"}`+"\n"), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	require.Equal(t, `{"handle":["`+sha256Hex("jack")+`"]}`+"\n", out.String())
+}
+
+func TestAudienceHashToStdoutPrintsNoUserWhenTheRunFails(t *testing.T) {
+	t.Parallel()
+	in := writeFile(t, "users.csv", audienceCSV) // 2 of 4 rows invalid
+	for _, args := range [][]string{
+		{"--max-invalid", "1"},
+		{}, // the default bound
+	} {
+		r := run(t, append([]string{"audience", "hash", "--in", in}, args...)...)
+		require.Equal(t, 1, r.code, "%v: %s", args, r.stderr)
+		require.Empty(t, r.stdout, "%v: a failed run prints no user: a partial output would look complete", args)
+		require.Contains(t, r.stderr, "invalid: line 3: ", "the report still says which rows")
+		require.Contains(t, r.stderr, "2 of 4 rows invalid, more than --max-invalid")
+	}
+	r := run(t, "audience", "hash", "--in", in, "--max-invalid", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 2, strings.Count(r.stdout, "\n"), "both valid users once the run passes")
 }

@@ -7,12 +7,16 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
+	"github.com/adsync/adsync/cmd/internal/config"
+	"github.com/adsync/adsync/internal/bound"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -21,8 +25,11 @@ type uploadFlags struct {
 	account, audienceID, create, in string
 	op, mode                        string
 	effectiveAt, expiresAt          string
-	wait, force                     bool
+	wait, force, dryRun             bool
+	maxDelete                       bound.Max
 	hf                              hashFlags
+	// flags are the command's parsed flags, to print the command again.
+	flags *pflag.FlagSet
 }
 
 func (a *app) audienceUploadCommand() *cobra.Command {
@@ -35,16 +42,25 @@ batches of at most 2,500 users and 5,000,000 bytes, each sent by its own job unt
 service reports success_count == total_count. Invalid rows are listed by line and never
 uploaded. The same file (same checksum) uploaded again to the same audience with the same
 --op and --mode is skipped unless --force; an unfinished upload of it is resumed, without
-resending batches already done.
+resending batches already done. With --create, the same command run again continues with
+the audience adsync created for that file.
 
 --mode replace makes the audience hold exactly the file: users with an identifier the
 audience does not hold yet are sent as Update, and identifiers adsync recorded for the
-audience but absent from the file are sent as Delete.
+audience but absent from the file are sent as Delete. A replace from a file without a valid
+user is refused, and one that would delete more than --max-delete of the identifiers adsync
+knows the audience holds is refused unless --force; a refused replace sends nothing at all.
+
+The plan (users to add, identifiers to delete, users unchanged) is printed before anything
+is recorded or sent; --dry-run prints it, fails as the upload would (exit 1 when it would be
+refused), and records and sends nothing.
 
 Without --wait the batches are left to 'adsync worker'; with --wait this process sends them,
-shows progress on a terminal and ends with a report. The exit status is 1 when a batch failed.`,
+shows progress on a terminal and ends with a report, adds and deletes apart. The exit status
+is 1 when a batch failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			uf.flags = cmd.Flags()
 			return a.audienceUpload(cmd.Context(), &uf)
 		},
 	}
@@ -58,7 +74,11 @@ shows progress on a terminal and ends with a report. The exit status is 1 when a
 	f.StringVar(&uf.effectiveAt, "effective-at", "", "when the users take effect, RFC 3339 or YYYY-MM-DD (service default: now)")
 	f.StringVar(&uf.expiresAt, "expires-at", "", "when the users expire, RFC 3339 or YYYY-MM-DD (service default: 13 months later)")
 	f.BoolVar(&uf.wait, "wait", false, "send the batches in this process and wait for the report")
-	f.BoolVar(&uf.force, "force", false, "upload the file even if the same file was already uploaded")
+	f.BoolVar(&uf.force, "force", false, "go ahead where adsync would stop: upload a file already uploaded, and let a replace delete more than --max-delete")
+	uf.maxDelete = audience.DefaultMaxDelete
+	f.Var(&uf.maxDelete, "max-delete", "deletes a replace may send without --force, as a count or a percentage of the identifiers adsync knows the audience holds (-1: any). "+
+		"A nightly replace churns a few percent; a truncated or wrong file deletes far more")
+	f.BoolVar(&uf.dryRun, "dry-run", false, "print the plan (adds, deletes, unchanged) and whether it would be refused; record and send nothing")
 	uf.hf.register(f)
 	return cmd
 }
@@ -90,6 +110,10 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return usageError("audience upload: --mode %q: want add or replace", uf.mode)
 	case uf.mode == audience.ModeReplace && uf.op != audience.OperationUpdate:
 		return usageError("audience upload: --mode replace sends its own updates and deletes: drop --op delete")
+	case uf.mode != audience.ModeReplace && uf.flags != nil && uf.flags.Changed("max-delete"):
+		return usageError("audience upload: --max-delete bounds the deletes of --mode replace; --op delete deletes exactly the file's users")
+	case uf.dryRun && uf.create != "":
+		return usageError("audience upload: --dry-run sends nothing, so it cannot --create an audience: preview with --audience ID, or check the file with adsync audience hash")
 	}
 	eff, err := parseWhen("effective-at", uf.effectiveAt)
 	if err != nil {
@@ -114,48 +138,56 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
 	}
-	audienceID := uf.audienceID
-	if uf.create != "" {
-		audienceID, err = audience.CreateAudience(ctx, deps.API, uf.account, uf.create)
-		var dup *audience.DuplicateNameError
-		if errors.As(err, &dup) && dup.ExistingID != "" {
-			return fmt.Errorf("audience upload: --create: %v (upload to it with --audience %s)", dup, dup.ExistingID)
-		}
-		if err != nil {
-			return fmt.Errorf("audience upload: --create: %w", err)
-		}
-		fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", audienceID, uf.create)
-	}
 	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err
 	}
-	res, err := audience.Plan(ctx, deps.Pool, audience.PlanOptions{
-		AccountID: uf.account, AudienceID: audienceID, Path: uf.in,
+	o := audience.PlanOptions{
+		AccountID: uf.account, AudienceID: uf.audienceID, Path: uf.in,
 		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
+		MaxInvalid: uf.hf.maxInvalid, MaxDelete: uf.maxDelete, DryRun: uf.dryRun,
 		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0),
 		Enqueue: jobs.AudienceEnqueuer(inserter),
-	})
+	}
+	if uf.create != "" {
+		id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)
+		var dup *audience.DuplicateNameError
+		if errors.As(err, &dup) && dup.ExistingID != "" {
+			return fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
+		}
+		if err != nil {
+			return fmt.Errorf("audience upload: --create: %w", err)
+		}
+		if created {
+			fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", id, uf.create)
+		} else {
+			fmt.Fprintf(a.stdout, "continuing with custom audience %s (%q), created by adsync for this file\n", id, uf.create)
+		}
+		o.AudienceID = id
+	}
+	audienceID := o.AudienceID
+	o.Review = func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf, res) }
+	res, err := audience.Plan(ctx, deps.Pool, o)
 	if err != nil {
 		return err
 	}
 	up := res.Upload
-	switch res.Outcome {
-	case audience.Skipped:
+	switch {
+	case res.Outcome == audience.Skipped:
 		fmt.Fprintf(a.stdout, "skipped: %s was already uploaded to audience %s as upload %d (%s, %s); --force uploads it again\n",
 			uf.in, audienceID, up.ID, up.Operation, up.Mode)
 		return nil
-	case audience.Resumed:
+	case res.Outcome == audience.Resumed && uf.dryRun:
+		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.in)
+		return nil
+	case res.Outcome == audience.Previewed:
+		fmt.Fprintln(a.stdout, "dry run: nothing recorded or sent")
+		return nil
+	case res.Outcome == audience.Resumed:
 		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.in)
 	default:
-		for _, e := range res.Report.InvalidRows {
-			fmt.Fprintf(a.stdout, "invalid: line %d: %s (not uploaded)\n", e.Line, e.Reason)
-		}
-		if n := res.Report.RowsInvalid - len(res.Report.InvalidRows); n > 0 {
-			fmt.Fprintf(a.stdout, "invalid: %d more rows not listed\n", n)
-		}
-		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d users in %d batches to audience %s\n",
-			up.ID, up.RowsRead, up.RowsInvalid, up.Users, res.Batches, audienceID)
+		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d adds and %d deletes in %d batches to audience %s\n",
+			up.ID, up.RowsRead, up.RowsInvalid, res.Summary.Adds, res.Summary.Deletes, res.Batches, audienceID)
 	}
 	if !uf.wait {
 		if up.State == audience.StatePlanned {
@@ -164,6 +196,69 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return nil
 	}
 	return a.waitUpload(ctx, deps, up.ID)
+}
+
+// commandFor is the command line that ran with its --create replaced by
+// --audience id: the command that uploads the same file to that audience.
+// A database URL's password is masked.
+func (uf *uploadFlags) commandFor(id string) string {
+	args := []string{"adsync", "audience", "upload", "--account", shellQuote(uf.account), "--audience", shellQuote(id)}
+	if uf.flags == nil {
+		return strings.Join(args, " ")
+	}
+	uf.flags.Visit(func(f *pflag.Flag) {
+		if f.Name == "account" || f.Name == "create" {
+			return
+		}
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			switch {
+			case f.Value.Type() == "bool" && v == "true":
+				args = append(args, "--"+f.Name)
+			case f.Name == "database-url":
+				args = append(args, "--"+f.Name, shellQuote(config.MaskURL(v)))
+			default:
+				args = append(args, "--"+f.Name, shellQuote(v))
+			}
+		}
+	})
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting (the standard
+// library has no such function).
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writePlan prints a new plan for people, before anything of it is
+// recorded or sent: the invalid rows left out, then what it sends.
+func writePlan(w io.Writer, audienceID string, uf *uploadFlags, res *audience.PlanResult) {
+	for _, e := range res.Report.InvalidRows {
+		fmt.Fprintf(w, "invalid: line %d: %s (not uploaded)\n", e.Line, e.Reason)
+	}
+	if n := res.Report.RowsInvalid - len(res.Report.InvalidRows); n > 0 {
+		fmt.Fprintf(w, "invalid: %d more rows not listed\n", n)
+	}
+	s := res.Summary
+	switch {
+	case uf.mode == audience.ModeReplace:
+		width := len(fmt.Sprint(max(s.Adds, s.Deletes, s.Unchanged)))
+		fmt.Fprintf(w, "plan for audience %s (replace):\n", audienceID)
+		fmt.Fprintf(w, "  add:       %*d users\n", width, s.Adds)
+		fmt.Fprintf(w, "  delete:    %*d of %d known identifiers\n", width, s.Deletes, s.Known)
+		fmt.Fprintf(w, "  unchanged: %*d users\n", width, s.Unchanged)
+	case uf.op == audience.OperationDelete:
+		fmt.Fprintf(w, "plan for audience %s (delete):\n  delete: %d users\n", audienceID, s.Deletes)
+	default:
+		fmt.Fprintf(w, "plan for audience %s (add):\n  add: %d users\n", audienceID, s.Adds)
+	}
 }
 
 // waitUpload runs a worker in this process until upload id is finished,
@@ -218,8 +313,8 @@ func (a *app) waitUpload(ctx context.Context, deps *jobs.Deps, id int64) error {
 }
 
 func writeUploadReport(w io.Writer, up *audience.Upload, p audience.Progress) {
-	fmt.Fprintf(w, "upload %d: %s\nrows read: %d\nrows invalid: %d\nbatches: %d (%d done, %d failed)\nretries: %d\nusers sent: %d\nusers accepted: %d\n",
-		up.ID, up.State, up.RowsRead, up.RowsInvalid, p.Batches, p.Done, p.Failed, p.Retries, p.Users, p.Accepted)
+	fmt.Fprintf(w, "upload %d: %s\nrows read: %d\nrows invalid: %d\nbatches: %d (%d done, %d failed)\nretries: %d\nadds: %d sent, %d accepted\ndeletes: %d sent, %d accepted\n",
+		up.ID, up.State, up.RowsRead, up.RowsInvalid, p.Batches, p.Done, p.Failed, p.Retries, p.Adds, p.AddsAccepted, p.Deletes, p.DeletesAccepted)
 	if p.OperationErrors > 0 {
 		fmt.Fprintf(w, "item errors: %d\n", p.OperationErrors)
 	}

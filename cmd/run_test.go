@@ -27,7 +27,7 @@ func TestRunWithDemoCompletesAPipelinePassEndToEndAgainstTheFakeInAConfiguredDat
 	require.Regexp(t, `sync run \d+ succeeded`, r.stdout)
 	require.Regexp(t, `campaigns\s+75\s+75\s+0\s+0\s+\d+\s+0`, r.stdout, "first pass inserts every campaign")
 	require.Contains(t, r.stdout, "invalid: line 102:", "the sample file's bad rows are reported")
-	require.Contains(t, r.stdout, "users accepted: 3000")
+	require.Contains(t, r.stdout, "adds: 3000 sent, 3000 accepted\ndeletes: 0 sent, 0 accepted\n")
 	require.Regexp(t, `1 keyword sets, 1 windows, \d+ requests, \d+ volume buckets stored`, r.stdout)
 	require.Regexp(t, `found\s+[1-9]\d*`, r.stdout)
 	m := regexp.MustCompile(`export run \d+: (\d+) rows`).FindStringSubmatch(r.stdout)

@@ -3,7 +3,37 @@ package hashing
 import (
 	"fmt"
 	"io"
+
+	"github.com/adsync/adsync/internal/bound"
 )
+
+// DefaultMaxInvalid is how many invalid rows a file may hold before hashing
+// or uploading it fails: 1% of its rows. A few bad rows in a CRM export are
+// normal (they are listed and left out); more usually mean the wrong file
+// or a wrong column.
+var DefaultMaxInvalid = bound.Percent(1)
+
+// TooManyInvalidError is a file with more invalid rows than its bound
+// allows. Nothing of such a file is written or sent.
+type TooManyInvalidError struct {
+	Invalid, Read int
+	Max           bound.Max
+}
+
+func (e *TooManyInvalidError) Error() string {
+	return fmt.Sprintf("%d of %d rows invalid, more than --max-invalid %s", e.Invalid, e.Read, e.Max.Describe(int64(e.Read)))
+}
+
+// CheckInvalid returns a *TooManyInvalidError when the invalid rows are more
+// than limit (unset: DefaultMaxInvalid) allows of the rows read. Every command
+// that reads a file of users applies this one rule.
+func (r *Report) CheckInvalid(limit bound.Max) error {
+	limit = limit.Or(DefaultMaxInvalid)
+	if limit.Allows(int64(r.RowsInvalid), int64(r.RowsRead)) {
+		return nil
+	}
+	return &TooManyInvalidError{Invalid: r.RowsInvalid, Read: r.RowsRead, Max: limit}
+}
 
 // DefaultMaxInvalidListed is how many invalid rows a Report lists unless told
 // otherwise; the counts always cover all of them.

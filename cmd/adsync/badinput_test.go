@@ -59,8 +59,16 @@ func TestMalformedCSVIsReportedByLineAndNeverUploaded(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(e.dir, "out.ndjson"), "no partial output")
 	require.Less(t, len(out), 100000, "the 10 MB line is not echoed")
 
-	// An upload sends only the good rows.
-	code, out = e.run(t, "audience", "upload", "--account", e.firstAccount(t), "--create", "bad input", "--in", file, "--wait")
+	// An upload applies the same bound: by default it refuses the file and
+	// records nothing.
+	code, out = e.run(t, "audience", "upload", "--account", e.firstAccount(t), "--create", "bad input refused", "--in", file, "--wait")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "4 of 6 rows invalid, more than --max-invalid 1% (0)")
+	require.Contains(t, out, "line 7", "the refused rows are listed")
+	require.Equal(t, before, e.snapshot(t), "nothing recorded")
+
+	// Allowed, an upload sends only the good rows.
+	code, out = e.run(t, "audience", "upload", "--account", e.firstAccount(t), "--create", "bad input", "--in", file, "--wait", "--max-invalid", "4")
 	require.Equal(t, 0, code, out)
 	aud := createdAudience.FindStringSubmatch(out)[1]
 	require.Len(t, e.srv.AudienceMembers(aud, "email"), 2, "invalid rows never reach the service")

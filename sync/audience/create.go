@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/adsync/adsync/sync/api"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // DuplicateNameError is a custom audience name already taken in the account.
@@ -54,6 +56,87 @@ func CreateAudience(ctx context.Context, c *api.Client, accountID, name string) 
 		}
 	}
 	return "", err
+}
+
+// CreateForUpload returns the audience for an upload of o (its account,
+// file, operation and mode) to a new CRM audience named name, and whether
+// this call created it.
+//
+// It creates the audience, recording it in audience_creates. When the name
+// is taken by the audience adsync created under it earlier, and that audience
+// holds no upload other than one of the same file (same checksum, operation
+// and mode), it returns that audience: the same command run again after an
+// interruption continues its upload (Plan resumes or skips it). Any other
+// holder of the name answers the *DuplicateNameError.
+func CreateForUpload(ctx context.Context, pool *pgxpool.Pool, c *api.Client, name string, o PlanOptions) (id string, created bool, err error) {
+	// The intent is recorded first: a process killed while the create is
+	// on its way still knows the name's audience is its own.
+	tag, err := pool.Exec(ctx, `INSERT INTO audience_creates (account_id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+		o.AccountID, name)
+	if err != nil {
+		return "", false, err
+	}
+	earlier := tag.RowsAffected() == 0 // an earlier run recorded the name
+	id, err = CreateAudience(ctx, c, o.AccountID, name)
+	var dup *DuplicateNameError
+	switch {
+	case err == nil:
+		_, err = pool.Exec(ctx, `UPDATE audience_creates SET audience_id = $3, created_at = now() WHERE account_id = $1 AND name = $2`,
+			o.AccountID, name, id)
+		return id, true, err
+	case errors.As(err, &dup) && dup.ExistingID != "" && earlier:
+		ours, oerr := createdForThisUpload(ctx, pool, name, dup.ExistingID, o)
+		if oerr != nil {
+			return "", false, oerr
+		}
+		if !ours {
+			return "", false, err
+		}
+		return dup.ExistingID, false, nil
+	case !answerLost(err) && ctx.Err() == nil && !earlier:
+		// The service refused the create (the name was taken before this
+		// run, or anything else): no audience of this run exists.
+		_, _ = pool.Exec(context.WithoutCancel(ctx), `DELETE FROM audience_creates WHERE account_id = $1 AND name = $2 AND audience_id IS NULL`,
+			o.AccountID, name)
+	}
+	return "", false, err
+}
+
+// createdForThisUpload reports whether audience id, holding name, is the
+// one an earlier run of adsync created under name for an upload of o's
+// file: it was recorded (or its create was on its way when that run
+// stopped) and it holds no upload other than one of the same file,
+// operation and mode.
+func createdForThisUpload(ctx context.Context, pool *pgxpool.Pool, name, id string, o PlanOptions) (bool, error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	var recorded *string
+	err = tx.QueryRow(ctx, `SELECT audience_id FROM audience_creates WHERE account_id = $1 AND name = $2 FOR UPDATE`,
+		o.AccountID, name).Scan(&recorded)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && recorded != nil && *recorded != id) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	sum, err := FileChecksum(o.Path)
+	if err != nil {
+		return false, fmt.Errorf("audience upload: %w", err)
+	}
+	var other bool
+	err = tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM audience_uploads WHERE audience_id = $1
+		AND NOT (account_id = $2 AND checksum = $3 AND operation = $4 AND mode = $5))`,
+		id, o.AccountID, sum, o.Operation, o.Mode).Scan(&other)
+	if err != nil || other {
+		return false, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE audience_creates SET audience_id = $3 WHERE account_id = $1 AND name = $2`, o.AccountID, name, id); err != nil {
+		return false, err
+	}
+	return true, tx.Commit(ctx)
 }
 
 // answerLost reports whether a create may have happened without its answer

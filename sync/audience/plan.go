@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/hashing"
+	"github.com/adsync/adsync/internal/bound"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -30,8 +31,23 @@ type PlanOptions struct {
 	Operation, Mode        string
 	EffectiveAt, ExpiresAt *time.Time
 	// Force plans the file again even when the same file (same checksum)
-	// was already uploaded to the audience with the same operation and mode.
-	Force      bool
+	// was already uploaded to the audience with the same operation and mode,
+	// and lets a replace delete more than MaxDelete.
+	Force bool
+	// MaxInvalid bounds the file's invalid rows (unset:
+	// hashing.DefaultMaxInvalid); above it nothing is recorded.
+	MaxInvalid bound.Max
+	// MaxDelete bounds the deletes of a replace, out of the identifiers
+	// adsync knows the audience holds (unset: DefaultMaxDelete); above it
+	// nothing is recorded unless Force.
+	MaxDelete bound.Max
+	// DryRun computes a new plan, gives it to Review and records nothing;
+	// an unfinished upload of the file is reported, not resumed.
+	DryRun bool
+	// Review, when set, is given a new plan (its report and Summary) before
+	// anything is recorded, whether it is then recorded, refused or only
+	// previewed: no job of it exists yet.
+	Review     func(*PlanResult)
 	Normalizer *hashing.Normalizer
 	Reader     hashing.ReaderOptions
 	// Workers hash in parallel (at least one).
@@ -56,15 +72,47 @@ const (
 	Resumed Outcome = "resumed"
 	// Skipped: the same file was already uploaded; nothing was done.
 	Skipped Outcome = "skipped"
+	// Previewed: a dry run computed a new plan and recorded nothing.
+	Previewed Outcome = "previewed"
 )
 
 // PlanResult is what Plan did.
 type PlanResult struct {
 	Outcome Outcome
 	Upload  *Upload
-	// Report counts the file's rows (a new plan only).
+	// Report counts the file's rows and Summary its users (a new plan only).
 	Report  hashing.Report
+	Summary Summary
 	Batches int
+}
+
+// Summary is what a new plan sends, for people to check before it is sent.
+type Summary struct {
+	// Adds are the user objects sent as Update, Deletes those sent as
+	// Delete (one identifier each in replace mode).
+	Adds, Deletes int64
+	// Replace mode only: Unchanged counts the file's users whose
+	// identifiers the audience holds already (they are not sent), Known the
+	// identifiers adsync knows the audience holds, out of which MaxDelete
+	// bounds Deletes.
+	Unchanged, Known int64
+}
+
+// ErrNoValidUser is a replace from a file without a single valid user:
+// it would delete every member, so it is always refused.
+var ErrNoValidUser = errors.New("no valid user in the file: a replace with it would delete every member; nothing was sent")
+
+// DeleteBoundError is a replace that would delete more of the audience's
+// known identifiers than its bound allows; nothing of it was recorded or
+// sent.
+type DeleteBoundError struct {
+	Deletes, Known int64
+	Max            bound.Max
+}
+
+func (e *DeleteBoundError) Error() string {
+	return fmt.Sprintf("replace would delete %d of %d known identifiers, more than --max-delete %s; nothing was sent; --force allows it",
+		e.Deletes, e.Known, e.Max.Describe(e.Known))
 }
 
 func (o *PlanOptions) validate() error {
@@ -96,6 +144,13 @@ func (o *PlanOptions) validate() error {
 // all in one transaction. The same file already uploaded with the same
 // operation and mode is skipped unless o.Force; an unfinished (or failed)
 // upload of it is resumed: its batches not done are enqueued again.
+//
+// A new plan is shown to o.Review, then checked; a refused plan records
+// nothing, so none of it is ever sent. Any file is refused above
+// o.MaxInvalid; a replace is refused when the file has no valid user
+// (ErrNoValidUser) and, unless o.Force, when it would delete more than
+// o.MaxDelete (*DeleteBoundError). The bounds live here, where the deletes
+// are planned, so no caller can send a plan that skipped them.
 func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("audience upload: %w", err)
@@ -124,6 +179,8 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 			return nil, err
 		case prev.State == StateDone:
 			return &PlanResult{Outcome: Skipped, Upload: prev}, nil
+		case o.DryRun:
+			return &PlanResult{Outcome: Resumed, Upload: prev}, nil
 		default:
 			return resume(ctx, tx, prev, o.Enqueue)
 		}
@@ -148,8 +205,13 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 	p := &planner{ctx: ctx, tx: tx, o: o, upload: up}
 	res := &PlanResult{Outcome: Planned, Upload: up}
 	res.Report.MaxInvalidListed = o.MaxInvalidListed
-	if err := p.run(&res.Report); err != nil {
+	if err := p.run(res); err != nil {
 		return nil, err
+	}
+	if o.DryRun {
+		// The deferred rollback forgets the rows written.
+		res.Outcome, res.Upload = Previewed, nil
+		return res, nil
 	}
 	res.Batches = len(p.seqs)
 	up.RowsRead, up.RowsInvalid, up.Users = int64(res.Report.RowsRead), int64(res.Report.RowsInvalid), p.users
@@ -288,10 +350,52 @@ func (p *planner) hashFile(report *hashing.Report, emit func(hashing.HashedUser)
 	return nil
 }
 
-func (p *planner) run(report *hashing.Report) error {
+// run plans the file: it hashes it (storing the batches of an add as it
+// goes, staging a replace's users), shows the plan to Review, applies the
+// bounds, and stores a replace's batches unless this is a dry run.
+func (p *planner) run(res *PlanResult) error {
+	var err error
 	if p.o.Mode == ModeReplace {
-		return p.runReplace(report)
+		err = p.stageReplace(&res.Report, &res.Summary)
+	} else {
+		err = p.runAdd(&res.Report, &res.Summary)
 	}
+	if err != nil {
+		return err
+	}
+	if p.o.Review != nil {
+		p.o.Review(res)
+	}
+	if err := p.check(res); err != nil {
+		return err
+	}
+	if p.o.Mode == ModeReplace && !p.o.DryRun {
+		return p.batchReplace()
+	}
+	return nil
+}
+
+// check applies the bounds to a plan: the file's invalid rows, and for a
+// replace, a file with no valid user and the deletes.
+func (p *planner) check(res *PlanResult) error {
+	if err := res.Report.CheckInvalid(p.o.MaxInvalid); err != nil {
+		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
+	}
+	if p.o.Mode != ModeReplace {
+		return nil
+	}
+	if res.Report.RowsEmitted == 0 {
+		return fmt.Errorf("audience upload: %s: %w", p.o.Path, ErrNoValidUser)
+	}
+	limit := p.o.MaxDelete.Or(DefaultMaxDelete)
+	if s := res.Summary; !p.o.Force && !limit.Allows(s.Deletes, s.Known) {
+		return fmt.Errorf("audience upload: %w", &DeleteBoundError{Deletes: s.Deletes, Known: s.Known, Max: limit})
+	}
+	return nil
+}
+
+// runAdd stores the batches of an add (or a delete) as the file is read.
+func (p *planner) runAdd(report *hashing.Report, sum *Summary) error {
 	op := OpUpdate
 	if p.o.Operation == OperationDelete {
 		op = OpDelete
@@ -308,5 +412,13 @@ func (p *planner) run(report *hashing.Report) error {
 	if err != nil {
 		return err
 	}
-	return b.close()
+	if err := b.close(); err != nil {
+		return err
+	}
+	if op == OpDelete {
+		sum.Deletes = p.users
+	} else {
+		sum.Adds = p.users
+	}
+	return nil
 }

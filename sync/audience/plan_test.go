@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/adsync/adsync/internal/bound"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,9 @@ func TestPlanRefusesAUserLargerThanARequestNamingItsLine(t *testing.T) {
 func TestPlanOfAFileWithoutValidRowsIsDoneAtOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	res := b.plan(b.options(b.writeFile("users.csv", "email\nnope\n")))
+	o := b.options(b.writeFile("users.csv", "email\nnope\n"))
+	o.MaxInvalid = bound.None()
+	res := b.plan(o)
 	require.Equal(t, 0, res.Batches)
 	require.Equal(t, audience.StateDone, res.Upload.State)
 	require.Equal(t, 1, res.Report.RowsInvalid)

@@ -5,20 +5,43 @@ import (
 	"fmt"
 
 	"github.com/adsync/adsync/hashing"
+	"github.com/adsync/adsync/internal/bound"
 	"github.com/jackc/pgx/v5"
 )
 
 // stageRows is how many file rows are copied into the staging tables at once.
 const stageRows = 5000
 
-// runReplace plans a replace: the file's users are staged in temporary
-// tables, then compared with the audience's stored membership (audience_members,
-// one row per identifier type and hash). A row with at least one identifier
+// DefaultMaxDelete is how many of the identifiers adsync knows an audience
+// holds a replace may delete without Force: 10%. A nightly replace of a CRM
+// list churns a few percent; a truncated, filtered or wrong file deletes
+// far more, and a deleted member is gone from every campaign that targets
+// the audience.
+var DefaultMaxDelete = bound.Percent(10)
+
+// A replace is planned in two steps. stageReplace stages the file's users in
+// temporary tables and compares them with the audience's stored membership
+// (audience_members, one row per identifier type and hash), counting what
+// the plan sends, so the bounds are applied before any batch is stored.
+// batchReplace then stores the batches: a row with at least one identifier
 // not yet a member is sent as Update, whole (its identifiers stay together
 // as one user object); every stored identifier absent from the file is sent
 // as Delete, one identifier per user object. Rows and identifiers are read
 // back in pages so memory stays flat whatever the file's size.
-func (p *planner) runReplace(report *hashing.Report) error {
+
+// What a replace sends, as conditions shared by the counts and the batches
+// ($1 is the audience): a staged row r to add, a stored member m to delete.
+const (
+	rowToAdd = `EXISTS (
+		SELECT 1 FROM audience_plan_ids i
+		WHERE i.row_no = r.row_no AND NOT EXISTS (
+			SELECT 1 FROM audience_members m WHERE m.audience_id = $1 AND m.type = i.type AND m.hash = i.hash))`
+	memberToDelete = `m.audience_id = $1 AND NOT EXISTS (
+		SELECT 1 FROM audience_plan_ids i WHERE i.type = m.type AND i.hash = m.hash)`
+)
+
+// stageReplace stages the file and fills sum.
+func (p *planner) stageReplace(report *hashing.Report, sum *Summary) error {
 	ctx, tx := p.ctx, p.tx
 	for _, q := range []string{
 		`CREATE TEMP TABLE audience_plan_rows (row_no integer PRIMARY KEY, body bytea NOT NULL) ON COMMIT DROP`,
@@ -73,17 +96,28 @@ func (p *planner) runReplace(report *hashing.Report) error {
 			return err
 		}
 	}
+	err = tx.QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM audience_plan_rows r WHERE `+rowToAdd+`),
+		       (SELECT count(*) FROM audience_members m WHERE `+memberToDelete+`),
+		       (SELECT count(*) FROM audience_members m WHERE m.audience_id = $1)`,
+		p.upload.AudienceID).Scan(&sum.Adds, &sum.Deletes, &sum.Known)
+	if err != nil {
+		return err
+	}
+	sum.Unchanged = int64(rowNo) - sum.Adds
+	return nil
+}
 
+// batchReplace stores the batches of a staged replace.
+func (p *planner) batchReplace() error {
+	ctx, tx := p.ctx, p.tx
 	// Updates: rows with an identifier the audience does not hold yet.
 	b := p.newBatcher(OpUpdate)
 	after := int32(0)
 	for {
 		page, err := tx.Query(ctx, `
 			SELECT r.row_no, r.body FROM audience_plan_rows r
-			WHERE r.row_no > $2 AND EXISTS (
-				SELECT 1 FROM audience_plan_ids i
-				WHERE i.row_no = r.row_no AND NOT EXISTS (
-					SELECT 1 FROM audience_members m WHERE m.audience_id = $1 AND m.type = i.type AND m.hash = i.hash))
+			WHERE r.row_no > $2 AND `+rowToAdd+`
 			ORDER BY r.row_no LIMIT $3`, p.upload.AudienceID, after, stageRows)
 		if err != nil {
 			return err
@@ -121,8 +155,7 @@ func (p *planner) runReplace(report *hashing.Report) error {
 	for {
 		page, err := tx.Query(ctx, `
 			SELECT m.type, m.hash FROM audience_members m
-			WHERE m.audience_id = $1 AND (m.type, m.hash) > ($2, $3) AND NOT EXISTS (
-				SELECT 1 FROM audience_plan_ids i WHERE i.type = m.type AND i.hash = m.hash)
+			WHERE (m.type, m.hash) > ($2, $3) AND `+memberToDelete+`
 			ORDER BY m.type, m.hash LIMIT $4`, p.upload.AudienceID, lastType, lastHash, stageRows)
 		if err != nil {
 			return err

@@ -72,14 +72,18 @@ func LoadUpload(ctx context.Context, db querier, id int64) (*Upload, error) {
 
 // Progress sums an upload's batches.
 type Progress struct {
-	State           string
-	Batches         int
-	Done, Failed    int
-	Users           int64 // users in all batches
-	UsersDone       int64 // users of done batches
-	Accepted        int64 // success_count of done batches
-	Retries         int64
-	OperationErrors int64
+	State        string
+	Batches      int
+	Done, Failed int
+	Users        int64 // users in all batches
+	UsersDone    int64 // users of done batches
+	Accepted     int64 // success_count of done batches
+	// Adds and Deletes split Users by operation (Update, Delete), and
+	// AddsAccepted and DeletesAccepted split Accepted.
+	Adds, Deletes                 int64
+	AddsAccepted, DeletesAccepted int64
+	Retries                       int64
+	OperationErrors               int64
 }
 
 // Finished reports whether no batch is left to send.
@@ -96,12 +100,16 @@ func LoadProgress(ctx context.Context, db querier, id int64) (Progress, error) {
 		       coalesce(sum(b.user_count), 0)::bigint,
 		       coalesce(sum(b.user_count) FILTER (WHERE b.state = 'done'), 0)::bigint,
 		       coalesce(sum(b.success_count) FILTER (WHERE b.state = 'done'), 0)::bigint,
+		       coalesce(sum(b.user_count) FILTER (WHERE b.operation = 'Update'), 0)::bigint,
+		       coalesce(sum(b.user_count) FILTER (WHERE b.operation = 'Delete'), 0)::bigint,
+		       coalesce(sum(b.success_count) FILTER (WHERE b.state = 'done' AND b.operation = 'Update'), 0)::bigint,
+		       coalesce(sum(b.success_count) FILTER (WHERE b.state = 'done' AND b.operation = 'Delete'), 0)::bigint,
 		       coalesce(sum(b.retries), 0)::bigint,
 		       (SELECT count(*) FROM audience_batch_errors e WHERE e.upload_id = u.id)::bigint
 		FROM audience_uploads u LEFT JOIN audience_batches b ON b.upload_id = u.id
 		WHERE u.id = $1
 		GROUP BY u.id, u.state`, id).Scan(&p.State, &p.Batches, &p.Done, &p.Failed, &p.Users, &p.UsersDone,
-		&p.Accepted, &p.Retries, &p.OperationErrors)
+		&p.Accepted, &p.Adds, &p.Deletes, &p.AddsAccepted, &p.DeletesAccepted, &p.Retries, &p.OperationErrors)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, fmt.Errorf("%w: %d", ErrUploadNotFound, id)
 	}
@@ -125,6 +133,7 @@ func recordRun(ctx context.Context, db execer, uploadID int64) error {
 			finished_at = CASE WHEN u.state = 'planned' THEN NULL ELSE now() END,
 			error = CASE WHEN u.state = 'failed' THEN b.failed || ' of ' || b.batches || ' batches failed' END,
 			counts = jsonb_build_object('rows_read', u.rows_read, 'rows_invalid', u.rows_invalid, 'users', u.users,
+				'adds', b.adds, 'deletes', b.deletes,
 				'batches', b.batches, 'batches_done', b.done, 'batches_failed', b.failed,
 				'users_accepted', b.accepted, 'retries', b.retries)
 		FROM audience_uploads u, LATERAL (
@@ -132,6 +141,8 @@ func recordRun(ctx context.Context, db execer, uploadID int64) error {
 			       count(*) FILTER (WHERE state = 'done') AS done,
 			       count(*) FILTER (WHERE state = 'failed') AS failed,
 			       coalesce(sum(success_count) FILTER (WHERE state = 'done'), 0) AS accepted,
+			       coalesce(sum(user_count) FILTER (WHERE operation = 'Update'), 0) AS adds,
+			       coalesce(sum(user_count) FILTER (WHERE operation = 'Delete'), 0) AS deletes,
 			       coalesce(sum(retries), 0) AS retries
 			FROM audience_batches WHERE upload_id = u.id) b
 		WHERE u.id = $1 AND r.id = u.run_id`, uploadID)

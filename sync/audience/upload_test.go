@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/internal/bound"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/stretchr/testify/require"
@@ -199,6 +200,7 @@ func TestReplaceModeDeletesMembersMissingFromTheNewFile(t *testing.T) {
 	// Users 100..399: 0..99 leave, 300..399 join, 100..299 stay.
 	second := b.options(b.writeFile("b.csv", emailsCSV(100, 300)))
 	second.Mode = audience.ModeReplace
+	second.MaxDelete = bound.Count(200) // a third of the 600 known identifiers
 	r2 := b.plan(second)
 	require.EqualValues(t, 100+200, r2.Upload.Users, "100 new rows and 200 identifiers that left")
 	p := b.waitFinished(r2.Upload.ID)
