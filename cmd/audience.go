@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/adsync/adsync/hashing"
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

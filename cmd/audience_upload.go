@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/cmd/internal/config"
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/schollz/progressbar/v3"

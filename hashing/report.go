@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 )
 
 // DefaultMaxInvalid is how many invalid rows a file may hold before hashing

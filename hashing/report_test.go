@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/adsync/adsync/hashing"
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 	"github.com/stretchr/testify/require"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/hashing"
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"

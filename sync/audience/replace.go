@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/adsync/adsync/hashing"
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 	"github.com/jackc/pgx/v5"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/stretchr/testify/require"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/internal/bound"
+	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/stretchr/testify/require"
