@@ -29,7 +29,10 @@ func (e *env) killWorkersWhile(t *testing.T, rng *rand.Rand, busy func() bool, f
 	killed := 0
 	for killed < kills && busy() {
 		w := e.worker(t)
-		time.Sleep(time.Duration(250+rng.IntN(600)) * time.Millisecond)
+		// Kill it at a random point once it works on a job: on a loaded
+		// machine a worker may take longer to start than the random delay.
+		e.waitHoldsAJob(t, w, 20*time.Second)
+		time.Sleep(time.Duration(rng.IntN(600)) * time.Millisecond)
 		if !busy() {
 			w.stop(t)
 			break
@@ -49,6 +52,27 @@ func (e *env) killWorkersWhile(t *testing.T, rng *rand.Rand, busy func() bool, f
 	}
 	w.stop(t)
 	return killed
+}
+
+// waitHoldsAJob waits until worker w runs a job (or d passes, or the work
+// runs out).
+func (e *env) waitHoldsAJob(t *testing.T, w *proc, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		var holds bool
+		require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM river_job j JOIN adsync_workers w
+			ON j.attempted_by[array_length(j.attempted_by, 1)] = w.client_id WHERE j.state = 'running' AND w.pid = $1)`,
+			w.cmd.Process.Pid).Scan(&holds))
+		if holds {
+			return
+		}
+		select {
+		case <-w.done:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func TestSyncKilledAtRandomPointsLosesNothing(t *testing.T) {
