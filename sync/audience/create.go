@@ -142,14 +142,8 @@ func createdForThisUpload(ctx context.Context, pool *pgxpool.Pool, name, id stri
 // answerLost reports whether a create may have happened without its answer
 // reaching us.
 func answerLost(err error) bool {
-	var te *api.TransportError
-	if errors.As(err, &te) {
-		return true
-	}
-	var oe *api.OAuthError
-	var he *api.HTTPError
-	var ae *api.AdsError
-	return (errors.As(err, &oe) && oe.Status >= 500) || (errors.As(err, &he) && he.Status >= 500) || (errors.As(err, &ae) && ae.Status >= 500)
+	m := api.Explain(err)
+	return m.Verdict == api.Retry && (m.Status == 0 || m.Status >= 500)
 }
 
 func createOnce(ctx context.Context, c *api.Client, accountID, name string) (string, error) {

@@ -27,8 +27,11 @@ func (e *PermanentError) Permanent() bool { return true }
 type Sender struct {
 	Pool *pgxpool.Pool
 	API  *api.Client
-	// Tries bounds the sends of a batch within one call (default 3); past
-	// it, Send returns the last error for the job layer to retry later.
+	// Tries bounds the sends of a batch within one call whose answers
+	// report fewer users than were sent (default 3); past it, Send returns
+	// the last error for the job layer to retry later. Faults of the
+	// connection and 5xx are retried by the client, and past that by the
+	// job's attempts, never here.
 	Tries int
 	// OnAnswer, when set, is told each answer's users sent and accepted
 	// (success_count), for metrics.
@@ -126,18 +129,14 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 				continue
 			}
 		}
-		var rae *api.RetryAtError
-		if errors.As(err, &rae) {
-			_ = s.note(ctx, uploadID, seq, retried, err)
-			return err
-		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if retryable(err) {
+		if api.Explain(err).Verdict != api.Final {
+			// A wait the service named, or a fault the client already
+			// retried as far as it does: the job snoozes or tries later.
 			_ = s.note(ctx, uploadID, seq, retried, err)
-			lastErr = err
-			continue
+			return err
 		}
 		var be *api.BatchError
 		errors.As(err, &be)
@@ -151,34 +150,6 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 		return &PermanentError{Err: err}
 	}
 	return fmt.Errorf("audience upload %d batch %d: %d sends: %w", uploadID, seq, tries, lastErr)
-}
-
-// retryable reports whether sending the same batch again may succeed: no
-// answer at all, or a 5xx.
-func retryable(err error) bool {
-	var te *api.TransportError
-	if errors.As(err, &te) {
-		return true
-	}
-	return statusOf(err) >= 500
-}
-
-func statusOf(err error) int {
-	var ae *api.AdsError
-	var he *api.HTTPError
-	var oe *api.OAuthError
-	var pe *api.ProblemError
-	switch {
-	case errors.As(err, &ae):
-		return ae.Status
-	case errors.As(err, &he):
-		return he.Status
-	case errors.As(err, &oe):
-		return oe.Status
-	case errors.As(err, &pe):
-		return pe.Status
-	}
-	return 0
 }
 
 func intOrNull(p *int) string {

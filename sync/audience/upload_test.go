@@ -298,3 +298,21 @@ func TestCreateAudienceWhoseAnswerWasLostIsNotReportedAsADuplicate(t *testing.T)
 	require.NoError(t, err)
 	require.NotEqual(t, id, id2)
 }
+
+func TestABatchTheServiceKeepsFailingIsSentOnlyAsOftenAsTheClientRetries(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	res := b.plan(b.options(b.writeFile("users.csv", emailsCSV(0, 10))))
+	require.Equal(t, audience.Planned, res.Outcome)
+	b.srv.AddFault(fixtures.FaultRule{Path: usersPath, Kind: fixtures.Fault500})
+
+	cfg := b.fake.Config(b.pool)
+	cfg.MaxAttempts = 4
+	c, err := api.NewClient(cfg)
+	require.NoError(t, err)
+	s := &audience.Sender{Pool: b.pool, API: c}
+	err = s.Send(context.Background(), res.Upload.ID, 1)
+	require.Error(t, err)
+	require.Equal(t, api.Retry, api.Explain(err).Verdict, "the job's attempts take it from here")
+	require.Len(t, b.spy.requests(), 4, "one layer retries a 5xx: the client, not the client times the sender")
+}
