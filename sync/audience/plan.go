@@ -12,6 +12,7 @@ import (
 
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/hashing/bound"
+	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -189,9 +190,8 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 	up := &Upload{AccountID: o.AccountID, AudienceID: o.AudienceID, FilePath: o.Path, Checksum: sum,
 		Operation: o.Operation, Mode: o.Mode, EffectiveAt: o.EffectiveAt, ExpiresAt: o.ExpiresAt, State: StatePlanned}
 	var runID int64
-	err = tx.QueryRow(ctx, `INSERT INTO sync_runs (pipeline, params) VALUES ('audience',
-		jsonb_build_object('account_id', $1::text, 'audience_id', $2::text, 'file', $3::text, 'operation', $4::text, 'mode', $5::text))
-		RETURNING id`, up.AccountID, up.AudienceID, up.FilePath, up.Operation, up.Mode).Scan(&runID)
+	runID, _, err = store.StartRun(ctx, tx, Pipeline, "manual", map[string]string{
+		"account_id": up.AccountID, "audience_id": up.AudienceID, "file": up.FilePath, "operation": up.Operation, "mode": up.Mode})
 	if err != nil {
 		return nil, err
 	}

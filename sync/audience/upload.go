@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
+
+// Pipeline is the sync_runs pipeline of audience uploads.
+const Pipeline = "audience"
 
 // Upload operations and modes, as recorded.
 const (
@@ -116,26 +119,17 @@ func LoadProgress(ctx context.Context, db querier, id int64) (Progress, error) {
 	return p, err
 }
 
-// execer runs a statement on a pool or a transaction.
-type execer interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-}
-
 // recordRun brings the upload's sync_runs row up to date: running while
 // batches are left, then succeeded, partial (some batches failed) or
 // failed (none done), with the upload's counts.
-func recordRun(ctx context.Context, db execer, uploadID int64) error {
-	_, err := db.Exec(ctx, `
-		UPDATE sync_runs r SET
-			outcome = CASE WHEN u.state = 'planned' THEN 'running'
-			               WHEN u.state = 'done' THEN 'succeeded'
-			               WHEN b.done > 0 THEN 'partial' ELSE 'failed' END,
-			finished_at = CASE WHEN u.state = 'planned' THEN NULL ELSE now() END,
-			error = CASE WHEN u.state = 'failed' THEN b.failed || ' of ' || b.batches || ' batches failed' END,
-			counts = jsonb_build_object('rows_read', u.rows_read, 'rows_invalid', u.rows_invalid, 'users', u.users,
-				'adds', b.adds, 'deletes', b.deletes,
-				'batches', b.batches, 'batches_done', b.done, 'batches_failed', b.failed,
-				'users_accepted', b.accepted, 'retries', b.retries)
+func recordRun(ctx context.Context, db querier, uploadID int64) error {
+	var runID int64
+	var state string
+	var c struct {
+		RowsRead, RowsInvalid, Users, Adds, Deletes, Batches, Done, Failed, Accepted, Retries int64
+	}
+	err := db.QueryRow(ctx, `
+		SELECT u.run_id, u.state, u.rows_read, u.rows_invalid, u.users, b.adds, b.deletes, b.batches, b.done, b.failed, b.accepted, b.retries
 		FROM audience_uploads u, LATERAL (
 			SELECT count(*) AS batches,
 			       count(*) FILTER (WHERE state = 'done') AS done,
@@ -145,6 +139,26 @@ func recordRun(ctx context.Context, db execer, uploadID int64) error {
 			       coalesce(sum(user_count) FILTER (WHERE operation = 'Delete'), 0) AS deletes,
 			       coalesce(sum(retries), 0) AS retries
 			FROM audience_batches WHERE upload_id = u.id) b
-		WHERE u.id = $1 AND r.id = u.run_id`, uploadID)
-	return err
+		WHERE u.id = $1`, uploadID).Scan(&runID, &state, &c.RowsRead, &c.RowsInvalid, &c.Users, &c.Adds, &c.Deletes,
+		&c.Batches, &c.Done, &c.Failed, &c.Accepted, &c.Retries)
+	if err != nil {
+		return err
+	}
+	outcome, reason := store.RunRunning, ""
+	switch {
+	case state == StatePlanned:
+	case state == StateDone:
+		outcome = store.RunSucceeded
+	case c.Done > 0:
+		outcome = store.RunPartial
+	default:
+		outcome = store.RunFailed
+	}
+	if state == StateFailed {
+		reason = fmt.Sprintf("%d of %d batches failed", c.Failed, c.Batches)
+	}
+	return store.SetRun(ctx, db, runID, outcome, map[string]int64{
+		"rows_read": c.RowsRead, "rows_invalid": c.RowsInvalid, "users": c.Users, "adds": c.Adds, "deletes": c.Deletes,
+		"batches": c.Batches, "batches_done": c.Done, "batches_failed": c.Failed, "users_accepted": c.Accepted, "retries": c.Retries,
+	}, reason)
 }

@@ -63,8 +63,24 @@ VALUES ($1, $2, $3::jsonb || jsonb_build_object('river_job_id', $4::bigint::text
 const (
 	RunRunning   = "running"
 	RunSucceeded = "succeeded"
+	RunPartial   = "partial"
 	RunFailed    = "failed"
 )
+
+// SetRun sets a run's outcome, counts and error (reason, "" for none),
+// whatever it was: a run still running has no finish time, any other
+// outcome finishes it now. Pipelines whose outcome follows from state they
+// keep (an upload's batches) record it this way.
+func SetRun(ctx context.Context, q Querier, runID int64, outcome string, counts any, reason string) error {
+	c, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	var id int64
+	return q.QueryRow(ctx, `UPDATE sync_runs SET outcome = $2, counts = $3, error = NULLIF($4, ''),
+    finished_at = CASE WHEN $2 = 'running' THEN NULL ELSE now() END
+WHERE id = $1 RETURNING id`, runID, outcome, c, reason).Scan(&id)
+}
 
 // EndRun records the outcome, counts and error (reason, "" for none) of a
 // run without units (insights, posts) that is still running; a run already
