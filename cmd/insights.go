@@ -1,6 +1,7 @@
 package adsynccmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -66,7 +67,10 @@ more than 10 keywords and negatives into several requests, each with every negat
 				return err
 			}
 			r := &insights.Runner{Client: deps.API, Pool: deps.Pool}
-			rep, err := r.Run(cmd.Context(), []insights.KeywordSet{set}, from, to)
+			params := map[string]any{"sets": []string{set.Name}, "start": from, "end": to}
+			rep, err := insights.Recorded(cmd.Context(), deps.Pool, "manual", params, func(ctx context.Context) (insights.Report, error) {
+				return r.Run(ctx, []insights.KeywordSet{set}, from, to)
+			})
 			printInsights(a, rep)
 			return err
 		},

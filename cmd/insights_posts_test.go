@@ -26,6 +26,13 @@ func TestInsightsKeywordsPrintsATableAndStoresTheWindow(t *testing.T) {
 		JOIN keyword_insight_windows w USING (set_name, window_start, keywords_hash)
 		WHERE set_name = 'adhoc:coffee,tea' AND w.location = 'US' AND w.negative_keywords = '{decaf}'`).Scan(&n))
 	require.Equal(t, 3, n)
+
+	var outcome string
+	var buckets int
+	require.NoError(t, b.pool(t).QueryRow(context.Background(), `SELECT outcome, (counts->>'buckets')::int FROM sync_runs
+		WHERE pipeline = 'insights' AND params->'sets' ? 'adhoc:coffee,tea'`).Scan(&outcome, &buckets))
+	require.Equal(t, "succeeded", outcome, "the fetch is a recorded run like every pipeline's")
+	require.Equal(t, 3, buckets)
 }
 
 func TestInsightsKeywordsBadInputIsAUsageError(t *testing.T) {

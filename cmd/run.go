@@ -218,7 +218,14 @@ func (a *app) demoInsights(ctx context.Context) error {
 	if len(sets) == 0 {
 		sets = []insights.KeywordSet{demoKeywords}
 	}
-	rep, err := (&insights.Runner{Client: deps.API, Pool: deps.Pool}).RunLookback(ctx, sets, 7*24*time.Hour)
+	r := &insights.Runner{Client: deps.API, Pool: deps.Pool}
+	names := make([]string, len(sets))
+	for i, s := range sets {
+		names[i] = s.Name
+	}
+	rep, err := insights.Recorded(ctx, deps.Pool, "run", map[string]any{"sets": names, "lookback": "168h0m0s"}, func(ctx context.Context) (insights.Report, error) {
+		return r.RunLookback(ctx, sets, 7*24*time.Hour)
+	})
 	if err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func (w *insightsWorker) work(ctx context.Context, args InsightsArgs, lookback t
 	}
 	r := &insights.Runner{Client: w.deps.API, Pool: w.deps.Pool}
 	rep, err := r.RunLookback(ctx, sets, lookback)
-	counts := map[string]int{"sets": rep.Sets, "windows": rep.Windows, "requests": rep.Requests, "buckets": rep.Buckets}
+	counts := rep.Counts()
 	if err != nil {
 		return counts, err
 	}

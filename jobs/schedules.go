@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/adsync/adsync/sync/insights"
 	"github.com/riverqueue/river"
 	"github.com/robfig/cron/v3"
 )
@@ -12,7 +13,7 @@ import (
 // configuration's schedules section.
 const (
 	PipelineSync     = "sync"
-	PipelineInsights = "insights"
+	PipelineInsights = insights.Pipeline
 	PipelinePosts    = "posts"
 	PipelineExport   = "export"
 )
