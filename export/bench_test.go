@@ -4,15 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/adsync/adsync/export/exporttest"
 	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/fixtures/measure"
 	"github.com/adsync/adsync/migrations"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -143,17 +141,11 @@ const rssChildEnv = "ADSYNC_EXPORT_RSS_CHILD"
 func BenchmarkExportPeakRSS(b *testing.B) {
 	rows := benchRows()
 	_, url := benchCampaigns(b, rows)
-	var peakKB float64
+	var peakMB float64
 	for b.Loop() {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), rssChildEnv+"=1", "ADSYNC_RSS_DB="+url, "ADSYNC_RSS_OUT="+filepath.Join(b.TempDir(), "out"))
-		out, err := cmd.CombinedOutput()
-		require.NoError(b, err, "%s", out)
-		m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(out)
-		require.NotNil(b, m, "child printed no VmHWM: %s", out)
-		peakKB, _ = strconv.ParseFloat(string(m[1]), 64)
+		peakMB = measure.ChildPeakRSS(b, rssChildEnv+"=1", "ADSYNC_RSS_DB="+url, "ADSYNC_RSS_OUT="+filepath.Join(b.TempDir(), "out"))
 	}
-	b.ReportMetric(peakKB/1024, "peak-RSS-MB")
+	b.ReportMetric(peakMB, "peak-RSS-MB")
 	b.ReportMetric(float64(rows), "rows")
 }
 
@@ -171,12 +163,10 @@ func rssChild() int {
 		fmt.Println(err)
 		return 1
 	}
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
+	fmt.Printf("exported %d rows\n", res.Tables[0].Rows)
+	if err := measure.PrintPeakRSS(); err != nil {
 		fmt.Println(err)
 		return 1
 	}
-	fmt.Printf("exported %d rows\n", res.Tables[0].Rows)
-	fmt.Print(regexp.MustCompile(`(?m)^VmHWM:.*$`).FindString(string(status)) + "\n")
 	return 0
 }

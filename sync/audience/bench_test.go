@@ -6,15 +6,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/measure"
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
@@ -98,24 +97,14 @@ func BenchmarkPlanPeakRSS(b *testing.B) {
 		b.Fatal(err)
 	}
 	db := jobstest.MigratedDatabase(b)
-	var peakKB float64
+	var peakMB float64
 	var took time.Duration
 	for b.Loop() {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), rssChildEnv+"=1", "ADSYNC_RSS_DB="+db, "ADSYNC_RSS_FILE="+path)
 		start := time.Now()
-		out, err := cmd.CombinedOutput()
+		peakMB = measure.ChildPeakRSS(b, rssChildEnv+"=1", "ADSYNC_RSS_DB="+db, "ADSYNC_RSS_FILE="+path)
 		took = time.Since(start)
-		if err != nil {
-			b.Fatalf("child: %v: %s", err, out)
-		}
-		m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(out)
-		if m == nil {
-			b.Fatalf("child printed no VmHWM: %s", out)
-		}
-		peakKB, _ = strconv.ParseFloat(string(m[1]), 64)
 	}
-	b.ReportMetric(peakKB/1024, "peak-RSS-MB")
+	b.ReportMetric(peakMB, "peak-RSS-MB")
 	b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
 	b.ReportMetric(float64(rows), "rows")
 }
@@ -149,13 +138,11 @@ func rssChild() int {
 		fmt.Println(err)
 		return 1
 	}
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
+	fmt.Printf("planned %d users in %d batches\n", res.Upload.Users, res.Batches)
+	if err := measure.PrintPeakRSS(); err != nil {
 		fmt.Println(err)
 		return 1
 	}
-	fmt.Printf("planned %d users in %d batches\n", res.Upload.Users, res.Batches)
-	fmt.Print(regexp.MustCompile(`(?m)^VmHWM:.*$`).FindString(string(status)) + "\n")
 	return 0
 }
 
