@@ -204,3 +204,26 @@ func TestOriginSaysWhereEachValueCameFrom(t *testing.T) {
 	require.Equal(t, "flag --database-url", cfg.Origin("database_url"))
 	require.Equal(t, "default", cfg.Origin("export.out"))
 }
+
+func TestEntriesListEverySettingMaskedWithItsOrigin(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "api:\n  consumer_secret: cs-hidden\n")
+	cfg, err := Load(Source{File: file, Getenv: func(k string) string {
+		return map[string]string{"ADSYNC_DATABASE_URL": "postgres://app:hunter2@db.internal/adsync"}[k]
+	}})
+	require.NoError(t, err)
+	entries, err := cfg.Entries()
+	require.NoError(t, err)
+	byKey := map[string]Entry{}
+	for _, e := range entries {
+		byKey[e.Key] = e
+		require.NotContains(t, e.Value, "hunter2")
+		require.NotContains(t, e.Value, "cs-hidden")
+	}
+	require.Equal(t, Entry{Key: "api.consumer_secret", Value: "********", Origin: "file " + file + ":2"}, byKey["api.consumer_secret"])
+	require.Equal(t, Entry{Key: "database_url", Value: "postgres://app:xxxxx@db.internal/adsync", Origin: "env ADSYNC_DATABASE_URL"}, byKey["database_url"])
+	require.Equal(t, Entry{Key: "api.timeout", Value: "30s", Origin: "default"}, byKey["api.timeout"])
+	require.Equal(t, Entry{Key: "insights.keyword_sets", Value: "0 items", Origin: "default"}, byKey["insights.keyword_sets"])
+	require.Equal(t, Entry{Key: "api.access_token", Value: "", Origin: "default"}, byKey["api.access_token"])
+	require.Contains(t, byKey, "worker.dead_after")
+}
