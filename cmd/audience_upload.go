@@ -138,6 +138,9 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
 	}
+	if err := a.checkAccounts(ctx, deps, "audience upload: --account", []string{uf.account}); err != nil {
+		return err
+	}
 	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err

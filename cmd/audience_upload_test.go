@@ -315,3 +315,14 @@ func TestAudienceUploadCommandForQuotesValuesAndMasksTheDatabasePassword(t *test
 	require.Equal(t, `adsync audience upload --account a1 --audience x9 --alias mail=email --alias tel=phone_number `+
 		`--database-url postgres://app:xxxxx@db.example/adsync --in '/data/it'\''s here.csv' --wait`, uf.commandFor("x9"))
 }
+
+func TestAudienceUploadRefusesAnUnknownAccountInOneLine(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	for _, target := range [][]string{{"--audience", "abc"}, {"--create", "customers"}} {
+		r := b.run(t, append([]string{"audience", "upload", "--account", "18ce54d4x", "--in", "../fixtures/sample/crm.csv", "--wait"}, target...)...)
+		require.Equal(t, 2, r.code, r.stdout+r.stderr)
+		require.Equal(t, "adsync: audience upload: --account: account 18ce54d4x: not found, or these credentials cannot reach it\n", r.stderr)
+		require.Empty(t, r.stdout)
+	}
+}

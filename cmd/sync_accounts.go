@@ -37,6 +37,9 @@ func (a *app) checkAccounts(ctx context.Context, deps *jobs.Deps, flag string, i
 	for i, id := range unknown {
 		lines[i] = unreachableAccount(id)
 	}
+	if len(ids) == 1 {
+		return usageError("%s: %s", flag, lines[0])
+	}
 	return usageError("%s: %d of %d accounts are not in the account list of these credentials (adsync api GET /12/accounts lists it):\n%s",
 		flag, len(unknown), len(slices.Compact(slices.Sorted(slices.Values(ids)))), strings.Join(lines, "\n"))
 }
