@@ -22,7 +22,7 @@ Files appear only when complete; an interrupted export is completed by the next 
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("out") && strings.TrimSpace(out) == "" {
-				return usageError("export: --out must not be empty (a folder or s3://BUCKET/PREFIX)")
+				return usageError("export: --out must not be empty (the folder to export into)")
 			}
 			if out == "" {
 				out = a.cfg.Export.Out

@@ -419,7 +419,7 @@ func (c Config) Validate() error {
 		return keyErrorf("api.timeout", "%s: must be positive (it bounds every request; default 30s)", time.Duration(c.API.Timeout))
 	}
 	if strings.TrimSpace(c.Export.Out) == "" {
-		return keyErrorf("export.out", "must not be empty (a folder or s3://BUCKET/PREFIX; default ./out)")
+		return keyErrorf("export.out", "must not be empty (the folder exports write into; default ./out)")
 	}
 	if c.Sync.Overlap < 0 {
 		return keyErrorf("sync.overlap", "must not be negative")
