@@ -365,13 +365,14 @@ func fileOrigins(file string, data []byte, origins map[string]string) {
 // value came from.
 type keyError struct {
 	key string
-	msg string
+	msg string // the whole message, naming the key
 }
 
-func (e *keyError) Error() string { return e.key + ": " + e.msg }
+func (e *keyError) Error() string { return e.msg }
 
+// keyErrorf is a keyError reading "key: message".
 func keyErrorf(key, format string, args ...any) error {
-	return &keyError{key: key, msg: fmt.Sprintf(format, args...)}
+	return &keyError{key: key, msg: key + ": " + fmt.Sprintf(format, args...)}
 }
 
 // yamlError is the shape of go-yaml's positioned errors.
@@ -407,7 +408,7 @@ func (c Config) Validate() error {
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return keyErrorf("log_level", "%q: must be debug, info, warn or error", c.LogLevel)
+		return &keyError{key: "log_level", msg: fmt.Sprintf("log_level %q: must be debug, info, warn or error", c.LogLevel)}
 	}
 	for name, n := range map[string]int{"queues.sync": c.Queues.Sync, "queues.audience": c.Queues.Audience,
 		"queues.export": c.Queues.Export, "queues.default": c.Queues.Default} {

@@ -187,7 +187,7 @@ func TestNonPositiveTimeoutAndEmptyExportOutAreRefusedNamingTheSource(t *testing
 	require.ErrorContains(t, err, "(env ADSYNC_EXPORT_OUT)")
 
 	_, err = Load(Source{Getenv: func(string) string { return "" }, Flags: map[string]string{"log_level": "loud"}})
-	require.ErrorContains(t, err, `log_level: "loud": must be debug, info, warn or error (flag --log-level)`)
+	require.ErrorContains(t, err, `log_level "loud": must be debug, info, warn or error (flag --log-level)`)
 }
 
 func TestOriginSaysWhereEachValueCameFrom(t *testing.T) {
