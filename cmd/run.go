@@ -120,7 +120,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 func nextSteps(out string) string {
 	self := selfCommand()
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nWhat to try next, from this directory (each line runs as is; %s is adsync):\n", self)
+	b.WriteString("\nWhat to try next (from this directory; each line runs as printed):\n")
 	line := func(cmd, what string) {
 		fmt.Fprintf(&b, "  %-48s # %s\n", cmd, what)
 	}
