@@ -58,7 +58,16 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 		}
 		cfg.Governor.OnWait = a.metrics.RateLimitWait
 	}
-	return api.NewClient(cfg)
+	client, err := api.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if pool != nil {
+		if err := a.replayDemoAudiences(ctx, pool, client); err != nil {
+			return nil, err
+		}
+	}
+	return client, nil
 }
 
 // clientMaybePooled builds the client over a database pool when a database

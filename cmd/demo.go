@@ -12,6 +12,10 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/audience"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // demoPGDir holds the demo's local PostgreSQL cluster.
@@ -119,5 +123,41 @@ func (a *app) startFake() (apiURL, adsURL string, err error) {
 	a.cfg.API.ConsumerKey, a.cfg.API.ConsumerSecret = opts.ConsumerKey, opts.ConsumerSecret
 	a.cfg.API.AccessToken, a.cfg.API.AccessSecret = opts.OwnerToken, opts.OwnerSecret
 	a.fakeStarted = true
+	a.replayPending = a.demoDB
 	return apiURL, adsURL, nil
+}
+
+// replayDemoAudiences creates again, in the fake this command started for
+// the demo's database, the audiences adsync created in earlier commands'
+// fakes (recorded in audience_creates), in the order they were created:
+// the fake, generated afresh from its seed, then holds them under the same
+// ids, and an audience created now gets an id no earlier one has.
+func (a *app) replayDemoAudiences(ctx context.Context, pool *pgxpool.Pool, c *api.Client) error {
+	if !a.replayPending {
+		return nil
+	}
+	a.replayPending = false
+	rows, err := pool.Query(ctx, `SELECT account_id, name, audience_id FROM audience_creates
+		WHERE audience_id IS NOT NULL ORDER BY created_at, audience_id`)
+	if err != nil {
+		return nil // not migrated yet: nothing was created
+	}
+	type created struct{ account, name, id string }
+	recs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (created, error) {
+		var c created
+		return c, r.Scan(&c.account, &c.name, &c.id)
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		id, err := audience.CreateAudience(ctx, c, r.account, r.name)
+		if err != nil {
+			return fmt.Errorf("creating the demo's audience %s (%q) again in the fake service: %w", r.id, r.name, err)
+		}
+		if id != r.id {
+			a.log.Sugar().Warnf("the fake service gave the demo's audience %q the id %s, not %s as before", r.name, id, r.id)
+		}
+	}
+	return nil
 }

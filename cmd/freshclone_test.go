@@ -264,6 +264,29 @@ func TestFreshClonePathEverySuggestedCommandWorksAsPrinted(t *testing.T) {
 	for _, k := range []string{"status", "run", "export", "duckdb", "worker", "fixtures serve"} {
 		require.True(t, seen[k], "adsync run suggests %s:\n%s", k, block)
 	}
+
+	// Each command gets a fake generated afresh, holding again the audiences
+	// earlier commands created: the demo's audience takes uploads of other
+	// files, and a new audience gets an id of its own.
+	m := regexp.MustCompile(`created custom audience (\S+) \("adsync demo CRM"\) in account (\S+)\n`).FindStringSubmatch(first.stdout)
+	require.NotNil(t, m, first.stdout)
+	demoID, account := m[1], m[2]
+	sample, err := os.ReadFile(filepath.Join(fc.dir, "fixtures", "sample", "crm.csv"))
+	require.NoError(t, err)
+	head := strings.SplitAfterN(string(sample), "\n", 12)
+	require.NoError(t, os.WriteFile(filepath.Join(fc.dir, "mine.csv"), []byte(strings.Join(head[:11], "")), 0o644))
+	r := fc.run(t, "./bin/adsync audience upload --account "+account+" --audience "+demoID+" --in mine.csv --wait")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "adds: 10 sent, 10 accepted")
+	r = fc.run(t, "./bin/adsync audience upload --account "+account+" --create 'my list' --in mine.csv --wait")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	m = regexp.MustCompile(`created custom audience (\S+) \("my list"\)`).FindStringSubmatch(r.stdout)
+	require.NotNil(t, m, r.stdout)
+	require.NotEqual(t, demoID, m[1], "a new audience does not take the id of one created before")
+	r = fc.run(t, "./bin/adsync run")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.NotContains(t, r.stdout, "created custom audience")
+	require.Contains(t, r.stdout, "skipped: fixtures/sample/crm.csv was already uploaded to audience "+demoID)
 }
 
 // The demo's database is used only where the demo left it, and never gets

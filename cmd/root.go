@@ -29,7 +29,10 @@ type app struct {
 	// (none is configured); fakeStarted: the fake service runs in this
 	// process.
 	demoDB, fakeStarted bool
-	closed              []func()
+	// replayPending: the fake started for the demo's database has yet to
+	// get the audiences earlier commands created (replayDemoAudiences).
+	replayPending bool
+	closed        []func()
 }
 
 func (a *app) rootCommand() *cobra.Command {
