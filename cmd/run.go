@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,7 +108,8 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 	}
 
 	fmt.Fprintf(a.stdout, "\nDone in %s.\n", time.Since(start).Round(100*time.Millisecond))
-	fmt.Fprint(a.stdout, nextSteps(a.cfg.Export.Out))
+	globals, note := a.passedGlobals()
+	fmt.Fprint(a.stdout, nextSteps(a.cfg.Export.Out, globals, note, demo))
 	if fakeUsed {
 		fmt.Fprintln(a.stdout, "\nThis pass ran against the fake service. Set ADSYNC_API_URL, ADSYNC_ADS_URL and the credentials (see the README) to use the real one.")
 	}
@@ -117,22 +119,49 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 // nextSteps is what adsync run suggests trying next: commands that run as
 // printed, in a shell in the current directory (their descriptions are
 // shell comments), each ending by itself or on Ctrl-C.
-func nextSteps(out string) string {
+// globals are the global flags adsync run was given that the commands need
+// too, note a comment to print before them; demo is its --demo.
+func nextSteps(out, globals, note string, demo bool) string {
 	self := selfCommand()
 	var b strings.Builder
 	b.WriteString("\nWhat to try next (from this directory; each line runs as printed):\n")
+	if note != "" {
+		fmt.Fprintf(&b, "  # %s\n", note)
+	}
 	line := func(cmd, what string) {
 		fmt.Fprintf(&b, "  %-48s # %s\n", cmd, what)
 	}
-	line(self+" status", "recent runs, queues, failures")
-	line(self+" run", "again: the sync is incremental, the same CRM file is skipped")
-	line(self+" export --out "+shellQuote(out)+" --full", "every row again, not only what changed")
+	again := self + " run" + globals
+	if demo {
+		again += " --demo"
+	}
+	line(self+" status"+globals, "recent runs, queues, failures")
+	line(again, "again: the sync is incremental, the same CRM file is skipped")
+	line(self+" export --out "+shellQuote(out)+" --full"+globals, "every row again, not only what changed")
 	if q := duckdbCommand(out); q != "" {
 		fmt.Fprintf(&b, "  # the current campaigns by status, read from the Parquet files with DuckDB:\n  %s\n", q)
 	}
-	line(self+" worker --http-addr 127.0.0.1:0", "the daemon: schedules, /healthz, /metrics; Ctrl-C stops it")
+	line(self+" worker --http-addr 127.0.0.1:0"+globals, "the daemon: schedules, /healthz, /metrics; Ctrl-C stops it")
 	line(self+" fixtures serve --addr 127.0.0.1:0", "the fake service on its own, to point any client at; Ctrl-C stops it")
 	return b.String()
+}
+
+// passedGlobals is the --config and --database-url adsync was given, as
+// flags to repeat. A database URL holding a password is never printed:
+// note then asks for it in ADSYNC_DATABASE_URL instead.
+func (a *app) passedGlobals() (flags, note string) {
+	if a.configFile != "" {
+		flags += " --config " + shellQuote(a.configFile)
+	}
+	if a.databaseURL != "" {
+		if u, err := url.Parse(a.databaseURL); err == nil && u.User != nil {
+			if _, has := u.User.Password(); has {
+				return flags, "first: export ADSYNC_DATABASE_URL=<the --database-url given to this run> (its password is not printed)"
+			}
+		}
+		flags += " --database-url " + shellQuote(a.databaseURL)
+	}
+	return flags, ""
 }
 
 // duckdbCommand is a command querying the export in out with DuckDB: the
