@@ -84,10 +84,11 @@ func (a *app) inserter(deps *jobs.Deps) (*river.Client[pgx.Tx], error) {
 // flight up to timeout, then cancelling them) and the registration.
 func (a *app) startWorking(ctx context.Context, deps *jobs.Deps, schedules bool) (*river.Client[pgx.Tx], func(timeout time.Duration) error, error) {
 	id := jobs.NewClientID()
-	if !schedules {
+	if !schedules && !a.log.Core().Enabled(zapcore.DebugLevel) {
 		// A command working its own jobs prints their summary itself: the
 		// jobs' info lines would only repeat it, as log lines amid the
-		// output meant for people. Warnings and errors still show.
+		// output meant for people. Warnings and errors still show, and
+		// everything with --log-level debug.
 		quiet := *deps
 		quiet.Log = a.log.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
 		deps = &quiet
