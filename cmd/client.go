@@ -14,6 +14,9 @@ import (
 // rate-limit windows and the bearer token are shared through Postgres with
 // every other adsync process; without one they live in this process.
 func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, error) {
+	if err := a.fakeForDemo(); err != nil {
+		return nil, err
+	}
 	c := a.cfg.API
 	if c.URL == "" || c.AdsURL == "" {
 		return nil, errors.New("no service configured: set api.url and api.ads_url (ADSYNC_API_URL, ADSYNC_ADS_URL)")
@@ -55,17 +58,26 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 		}
 		cfg.Governor.OnWait = a.metrics.RateLimitWait
 	}
-	return api.NewClient(cfg)
+	client, err := api.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if pool != nil {
+		if err := a.replayDemoAudiences(ctx, pool, client); err != nil {
+			return nil, err
+		}
+	}
+	return client, nil
 }
 
 // clientMaybePooled builds the client over a database pool when a database
 // is configured: the bearer token and rate-limit windows are then shared
 // with every other adsync process through Postgres.
 func (a *app) clientMaybePooled(ctx context.Context) (*api.Client, error) {
-	if a.cfg.DatabaseURL == "" {
+	if !a.hasDatabase() {
 		return a.apiClient(ctx, nil)
 	}
-	pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+	pool, err := a.connect(ctx)
 	if err != nil {
 		return nil, err
 	}

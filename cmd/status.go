@@ -20,7 +20,7 @@ func (a *app) statusCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+			pool, err := a.connect(ctx)
 			if err != nil {
 				return err
 			}
