@@ -14,7 +14,6 @@ import (
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -137,26 +136,17 @@ func (a *app) replayDemoAudiences(ctx context.Context, pool *pgxpool.Pool, c *ap
 		return nil
 	}
 	a.replayPending = false
-	rows, err := pool.Query(ctx, `SELECT account_id, name, audience_id FROM audience_creates
-		WHERE audience_id IS NOT NULL ORDER BY created_at, audience_id`)
+	recs, err := audience.CreatedAudiences(ctx, pool)
 	if err != nil {
-		return nil // not migrated yet: nothing was created
-	}
-	type created struct{ account, name, id string }
-	recs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (created, error) {
-		var c created
-		return c, r.Scan(&c.account, &c.name, &c.id)
-	})
-	if err != nil {
-		return err
+		return fmt.Errorf("listing the audiences earlier commands created: %w", err)
 	}
 	for _, r := range recs {
-		id, err := audience.CreateAudience(ctx, c, r.account, r.name)
+		id, err := audience.CreateAudience(ctx, c, r.AccountID, r.Name)
 		if err != nil {
-			return fmt.Errorf("creating the demo's audience %s (%q) again in the fake service: %w", r.id, r.name, err)
+			return fmt.Errorf("creating the demo's audience %s (%q) again in the fake service: %w", r.ID, r.Name, err)
 		}
-		if id != r.id {
-			a.log.Sugar().Warnf("the fake service gave the demo's audience %q the id %s, not %s as before", r.name, id, r.id)
+		if id != r.ID {
+			a.log.Sugar().Warnf("the fake service gave the demo's audience %q the id %s, not %s as before", r.Name, id, r.ID)
 		}
 	}
 	return nil
