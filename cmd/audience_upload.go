@@ -31,6 +31,9 @@ type uploadFlags struct {
 	hf                              hashFlags
 	// flags are the command's parsed flags, to print the command again.
 	flags *pflag.FlagSet
+	// display names the file in messages when in is not the user's path
+	// (the demo's temporary copy of the sample); empty: in.
+	display string
 }
 
 func (a *app) audienceUploadCommand() *cobra.Command {
@@ -186,16 +189,16 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	switch {
 	case res.Outcome == audience.Skipped:
 		fmt.Fprintf(a.stdout, "skipped: %s was already uploaded to audience %s as upload %d (%s, %s); --force uploads it again\n",
-			uf.in, audienceID, up.ID, up.Operation, up.Mode)
+			uf.name(), audienceID, up.ID, up.Operation, up.Mode)
 		return nil
 	case res.Outcome == audience.Resumed && uf.dryRun:
-		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.in)
+		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.name())
 		return nil
 	case res.Outcome == audience.Previewed:
 		fmt.Fprintln(a.stdout, "dry run: nothing recorded or sent")
 		return nil
 	case res.Outcome == audience.Resumed:
-		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.in)
+		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.name())
 	default:
 		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d adds and %d deletes in %d batches to audience %s\n",
 			up.ID, up.RowsRead, up.RowsInvalid, res.Summary.Adds, res.Summary.Deletes, res.Batches, audienceID)
@@ -207,6 +210,14 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return nil
 	}
 	return a.waitUpload(ctx, deps, up.ID)
+}
+
+// name is the input file as the user knows it.
+func (uf *uploadFlags) name() string {
+	if uf.display != "" {
+		return uf.display
+	}
+	return uf.in
 }
 
 // commandFor is the command line that ran with its --create replaced by

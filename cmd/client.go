@@ -18,11 +18,24 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 	if err != nil {
 		return nil, err
 	}
-	return api.NewClient(cfg)
+	client, err := api.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if pool != nil {
+		if err := a.replayDemoAudiences(ctx, pool, client); err != nil {
+			return nil, err
+		}
+	}
+	return client, nil
 }
 
-// apiConfig is the client configuration apiClient builds a client from.
+// apiConfig is the client configuration apiClient builds a client from
+// (doctor builds its own client from it).
 func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, error) {
+	if err := a.fakeForDemo(); err != nil {
+		return api.Config{}, err
+	}
 	c := a.cfg.API
 	if c.URL == "" || c.AdsURL == "" {
 		return api.Config{}, errors.New("no service configured: set api.url and api.ads_url (ADSYNC_API_URL, ADSYNC_ADS_URL)")
@@ -71,10 +84,10 @@ func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, er
 // is configured: the bearer token and rate-limit windows are then shared
 // with every other adsync process through Postgres.
 func (a *app) clientMaybePooled(ctx context.Context) (*api.Client, error) {
-	if a.cfg.DatabaseURL == "" {
+	if !a.hasDatabase() {
 		return a.apiClient(ctx, nil)
 	}
-	pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+	pool, err := a.connect(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ Files appear only when complete; an interrupted export is completed by the next 
 				return usageError("--tables: %v", err)
 			}
 			ctx := cmd.Context()
-			pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+			pool, err := a.connect(ctx)
 			if err != nil {
 				return err
 			}

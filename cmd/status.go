@@ -23,7 +23,7 @@ func (a *app) statusCommand() *cobra.Command {
 				return usageError("status: --limit %d: must be at least 1", limit)
 			}
 			ctx := cmd.Context()
-			pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+			pool, err := a.connect(ctx)
 			if err != nil {
 				return err
 			}
