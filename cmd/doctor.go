@@ -134,12 +134,20 @@ func (a *app) from(key string) string {
 // unless the database is reachable.
 func (a *app) checkDatabase(ctx context.Context) (*pgxpool.Pool, doctorCheck) {
 	c := doctorCheck{name: "database"}
-	if a.cfg.DatabaseURL == "" {
+	// The configured database, or the demo's when the current directory
+	// holds one (see database).
+	dbURL, err := a.database(ctx)
+	if errors.Is(err, errNoDatabase) {
 		c.status, c.found = checkFail, "no database configured"
 		c.todo = "set --database-url or ADSYNC_DATABASE_URL (or database_url in the file)"
 		return nil, c
 	}
-	pool, err := store.Connect(ctx, a.cfg.DatabaseURL, store.ConnectOptions{MaxConns: 4, Timeout: doctorTimeout})
+	if err != nil {
+		c.status, c.found = checkFail, err.Error()
+		c.todo = "set " + a.from("database_url") + " to a database you run"
+		return nil, c
+	}
+	pool, err := store.Connect(ctx, dbURL, store.ConnectOptions{MaxConns: 4, Timeout: doctorTimeout})
 	if err != nil {
 		c.status, c.found = checkFail, err.Error()
 		c.todo = "start Postgres or correct " + a.from("database_url")
