@@ -76,30 +76,43 @@ func (n *Normalizer) Normalize(t Type, raw string) (string, error) {
 // (never hashed), or the lowercased value when it already is a hash and
 // PassThroughHashed is set. skipped is true for an empty value.
 func (n *Normalizer) Hash(t Type, raw string) (hash string, skipped bool, err error) {
+	// A stack buffer keeps the hot path to a single allocation: the
+	// returned string.
+	var buf [sha256.Size * 2]byte
+	b, skipped, err := n.AppendHash(buf[:0], t, raw)
+	if err != nil || skipped {
+		return "", skipped, err
+	}
+	return string(b), false, nil
+}
+
+// AppendHash is Hash appending the value to dst instead of returning a
+// string: dst grows by the value, or is returned as it was when raw is
+// skipped or invalid. raw is never retained.
+func (n *Normalizer) AppendHash(dst []byte, t Type, raw string) (out []byte, skipped bool, err error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
 		if t.index() < 0 {
-			return "", false, fmt.Errorf("unknown identifier type %q", t)
+			return dst, false, fmt.Errorf("unknown identifier type %q", t)
 		}
-		return "", true, nil
+		return dst, true, nil
 	}
 	if t == TypePartnerUserID {
-		return s, false, nil
+		return append(dst, s...), false, nil
 	}
 	if n.opts.PassThroughHashed && isHex64(s) {
-		return lowerASCII(s), false, nil
+		return appendLowerASCII(dst, s), false, nil
 	}
-	// A stack buffer and a stack hex array keep the hot path to a single
-	// allocation: the returned string.
 	var buf [128]byte
 	b, err := n.appendNormalized(buf[:0], t, s)
 	if err != nil {
-		return "", false, err
+		return dst, false, err
 	}
 	sum := sha256.Sum256(b)
-	var out [sha256.Size * 2]byte
-	hex.Encode(out[:], sum[:])
-	return string(out[:]), false, nil
+	l := len(dst)
+	dst = append(dst, make([]byte, sha256.Size*2)...)
+	hex.Encode(dst[l:], sum[:])
+	return dst, false, nil
 }
 
 // appendNormalized appends the normalized form of s (trimmed, not empty, not

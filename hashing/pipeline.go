@@ -50,6 +50,7 @@ type rowResult struct {
 func (res *rowResult) hash(n *Normalizer, line int, values func(i int) []string) {
 	u := &res.user
 	u.Line = line
+	u.json = nil
 	res.reasons.Reset()
 	res.badTypes = [numTypes]int{}
 	for i, t := range types {

@@ -75,6 +75,9 @@ func (c *chunk) work(n *Normalizer) {
 // are in flight.
 func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(HashedUser) error, report *Report) error {
 	workers = max(workers, 1)
+	if c, ok := r.(*CSVReader); ok {
+		return hashCSVParallel(c, n, workers, emit, report)
+	}
 	inFlight := 2 * workers
 	free := make(chan *chunk, inFlight)
 	for range inFlight {
@@ -147,7 +150,7 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 		case <-stop:
 		}
 		if emitErr == nil {
-			emitErr = applyChunk(c, report, emit)
+			emitErr = applyRows(c.lines, c.rowErrs, c.results, report, emit)
 			if emitErr != nil {
 				close(stop)
 			}
@@ -161,14 +164,16 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 	return readErr
 }
 
-func applyChunk(c *chunk, report *Report, emit func(HashedUser) error) error {
-	for i, line := range c.lines {
-		if e := c.rowErrs[i]; e != nil {
+// applyRows counts and emits the rows of a chunk in order: a row error
+// where there is one, else the row's result.
+func applyRows(lines []int, rowErrs []*RowError, results []rowResult, report *Report, emit func(HashedUser) error) error {
+	for i, line := range lines {
+		if e := rowErrs[i]; e != nil {
 			report.RowsRead++
 			report.addInvalid(line, e.Reason)
 			continue
 		}
-		if err := c.results[i].apply(report, emit); err != nil {
+		if err := results[i].apply(report, emit); err != nil {
 			return err
 		}
 	}
