@@ -2,8 +2,8 @@ package hashing
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -109,10 +109,7 @@ func (n *Normalizer) AppendHash(dst []byte, t Type, raw string) (out []byte, ski
 		return dst, false, err
 	}
 	sum := sha256.Sum256(b)
-	l := len(dst)
-	dst = append(dst, make([]byte, sha256.Size*2)...)
-	hex.Encode(dst[l:], sum[:])
-	return dst, false, nil
+	return appendHex(dst, sum[:]), false, nil
 }
 
 // appendNormalized appends the normalized form of s (trimmed, not empty, not
@@ -397,12 +394,34 @@ func isHex64(s string) bool {
 
 // appendLowerASCII appends s with ASCII letters lowercased.
 func appendLowerASCII(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	l := len(dst)
+	dst = append(dst, s...)
+	b := dst[l:]
+	for i, c := range b {
 		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+			b[i] = c + 'a' - 'A'
 		}
-		dst = append(dst, c)
+	}
+	return dst
+}
+
+// hexPairs holds the two lowercase hex digits of every byte.
+var hexPairs = func() (t [512]byte) {
+	const digits = "0123456789abcdef"
+	for i := range 256 {
+		t[2*i], t[2*i+1] = digits[i>>4], digits[i&0xf]
+	}
+	return t
+}()
+
+// appendHex appends the lowercase hex of b to dst (encoding/hex's output,
+// a byte pair at a time).
+func appendHex(dst, b []byte) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 2*len(b))[:l+2*len(b)]
+	out := dst[l:]
+	for i, c := range b {
+		out[2*i], out[2*i+1] = hexPairs[2*int(c)], hexPairs[2*int(c)+1]
 	}
 	return dst
 }

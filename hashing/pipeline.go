@@ -16,6 +16,7 @@ import (
 // invalid rows go to report. HashRecords stops at the first error of r that
 // is not a *RowError, or of emit.
 func HashRecords(r RecordReader, n *Normalizer, emit func(HashedUser) error, report *Report) error {
+	defer report.foldValid()
 	var res rowResult
 	for {
 		rec, err := r.Next()
@@ -100,7 +101,7 @@ func (res *rowResult) apply(report *Report, emit func(HashedUser) error) error {
 	}
 	for i, v := range res.user.values {
 		if len(v) > 0 {
-			report.count(&report.Valid, types[i], len(v))
+			report.valid[i] += len(v)
 		}
 	}
 	report.RowsEmitted++
