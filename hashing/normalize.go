@@ -136,6 +136,54 @@ func (n *Normalizer) appendNormalized(dst []byte, t Type, s string) ([]byte, err
 // also reject what can never match an account: no '@', an empty local part,
 // a domain without a dot, or whitespace inside.
 func appendEmail(dst []byte, s string) ([]byte, error) {
+	if out, ok := appendPlainEmail(dst, s); ok {
+		return out, nil
+	}
+	return appendEmailChecked(dst, s)
+}
+
+// appendPlainEmail is appendEmail's one pass for the common address: ASCII
+// without whitespace or control characters, one '@' after a non-empty
+// local part, and a dotted domain (a '.' neither first nor last, no "..").
+// It appends the lowercased address and reports true only when
+// appendEmailChecked would append exactly that; anything else (every error
+// among it) is left to appendEmailChecked.
+func appendPlainEmail(dst []byte, s string) ([]byte, bool) {
+	l := len(dst)
+	dst = append(dst, s...)
+	b := dst[l:]
+	at, dot := -1, -1
+	var prev byte
+	for i, c := range b {
+		switch {
+		case c <= ' ' || c >= 0x7f:
+			return dst[:l], false
+		case c >= 'A' && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		case c == '@':
+			if at >= 0 {
+				return dst[:l], false
+			}
+			at = i
+		case c == '.' && at >= 0:
+			if dot < 0 {
+				dot = i
+			}
+			if prev == '.' {
+				return dst[:l], false
+			}
+		}
+		prev = c
+	}
+	if at <= 0 || dot <= at+1 || prev == '.' {
+		return dst[:l], false
+	}
+	return dst, true
+}
+
+// appendEmailChecked is appendEmail for any input, naming the first rule
+// the address breaks.
+func appendEmailChecked(dst []byte, s string) ([]byte, error) {
 	at := strings.IndexByte(s, '@')
 	switch {
 	case at < 0:
