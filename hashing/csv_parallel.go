@@ -260,6 +260,7 @@ func hashCSVParallel(r *CSVReader, n *Normalizer, workers int, emit func(HashedU
 				select {
 				case todo <- c:
 				case <-stop:
+					close(c.done) // no worker has it: the emitter must not wait
 					return
 				}
 			}
@@ -271,10 +272,9 @@ func hashCSVParallel(r *CSVReader, n *Normalizer, workers int, emit func(HashedU
 
 	var emitErr error
 	for c := range ordered {
-		select {
-		case <-c.done:
-		case <-stop:
-		}
+		// Wait for the chunk even after an error: it goes back to free,
+		// where the reader may take it again, so no worker may still use it.
+		<-c.done
 		if emitErr == nil {
 			emitErr = applyRows(c.lines, c.rowErrs, c.results, report, emit)
 			if emitErr != nil {

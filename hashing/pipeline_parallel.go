@@ -135,6 +135,7 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 				select {
 				case todo <- c:
 				case <-stop:
+					close(c.done) // no worker has it: the emitter must not wait
 					return
 				}
 			}
@@ -146,10 +147,9 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 
 	var emitErr error
 	for c := range ordered {
-		select {
-		case <-c.done:
-		case <-stop:
-		}
+		// Wait for the chunk even after an error: it goes back to free,
+		// where the reader may take it again, so no worker may still use it.
+		<-c.done
 		if emitErr == nil {
 			emitErr = applyRows(c.lines, c.rowErrs, c.results, report, emit)
 			if emitErr != nil {
