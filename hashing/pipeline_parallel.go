@@ -72,7 +72,8 @@ func (c *chunk) work(n *Normalizer) {
 // over workers goroutines (at least one). Output, order and report are the
 // same as HashRecords'; emit and report are only touched by the calling
 // goroutine. Memory stays bounded: at most a few chunks of rows per worker
-// are in flight.
+// are in flight. From a *CSVReader only the framing of lines stays on one
+// goroutine: the workers parse the lines too (see hashCSVParallel).
 func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(HashedUser) error, report *Report) error {
 	workers = max(workers, 1)
 	defer report.foldValid()

@@ -15,6 +15,7 @@ import (
 // and parses one line at a time with encoding/csv, so a bad row is reported
 // with its exact line and reading resumes on the next line. Quoted fields
 // spanning lines are therefore rejected; identifiers never contain newlines.
+// Fields are separated by ReaderOptions.Delimiter (a comma by default).
 type CSVReader struct {
 	lines *lineReader
 	p     *csvLineParser
