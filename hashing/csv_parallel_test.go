@@ -140,3 +140,37 @@ func FuzzCSVParallelMatchesSimple(f *testing.F) {
 		require.Equal(t, wantRep, gotRep)
 	})
 }
+
+// brokenReader serves data, then fails.
+type brokenReader struct {
+	data string
+	err  error
+}
+
+func (b *brokenReader) Read(p []byte) (int, error) {
+	if b.data == "" {
+		return 0, b.err
+	}
+	n := copy(p, b.data)
+	b.data = b.data[n:]
+	return n, nil
+}
+
+func TestHashRecordsParallelCSVReturnsTheReadErrorAfterTheRowsBeforeIt(t *testing.T) {
+	t.Parallel()
+	var in strings.Builder
+	in.WriteString("email\n")
+	for i := range 5000 {
+		fmt.Fprintf(&in, "u%d@x.co\n", i)
+	}
+	boom := fmt.Errorf("disk gone")
+	r, err := hashing.NewCSVReader(&brokenReader{data: in.String(), err: boom}, hashing.ReaderOptions{})
+	require.NoError(t, err)
+	emitted := 0
+	err = hashing.HashRecordsParallel(r, normalizer(t, hashing.DefaultOptions()), 2, func(hashing.HashedUser) error {
+		emitted++
+		return nil
+	}, &hashing.Report{})
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, 5000, emitted, "every row read before the error goes out")
+}
