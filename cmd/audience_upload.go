@@ -59,6 +59,10 @@ The plan (users to add, identifiers to delete, users unchanged) is printed befor
 is recorded or sent; --dry-run prints it, fails as the upload would (exit 1 when it would be
 refused), and records and sends nothing.
 
+CSV fields are separated by commas unless --delimiter says otherwise (--delimiter ';',
+--delimiter tab); a header read as one column that holds a semicolon or a tab fails with a
+hint naming the delimiter the file seems to use.
+
 Without --wait the batches are left to 'adsync worker'; with --wait this process sends them,
 shows progress on a terminal and ends with a report, adds and deletes apart. The exit status
 is 1 when a batch failed.`,
