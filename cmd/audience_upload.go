@@ -13,6 +13,7 @@ import (
 	"github.com/adsync/adsync/cmd/internal/config"
 	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -145,6 +146,13 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
 	}
+	if uf.audienceID != "" {
+		// With --create, the create call itself answers 404 for such an
+		// account, and says so below without a request more.
+		if err := a.checkAccounts(ctx, deps, "audience upload: --account", []string{uf.account}); err != nil {
+			return err
+		}
+	}
 	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err
@@ -161,6 +169,9 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		var dup *audience.DuplicateNameError
 		if errors.As(err, &dup) && dup.ExistingID != "" {
 			return fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
+		}
+		if errors.Is(err, api.ErrNotFound) {
+			return usageError("audience upload: --account: %s", unreachableAccount(uf.account))
 		}
 		if err != nil {
 			return fmt.Errorf("audience upload: --create: %w", err)

@@ -333,3 +333,14 @@ func TestAudienceUploadReadsASemicolonFileWithDelimiterAndHintsWithout(t *testin
 	require.ElementsMatch(t, []string{sha256Hex("ok@example.org"), sha256Hex("test@example.com")}, b.srv.AudienceMembers(aud, "email"))
 	require.Equal(t, []string{sha256Hex("14155550100")}, b.srv.AudienceMembers(aud, "phone_number"))
 }
+
+func TestAudienceUploadRefusesAnUnknownAccountInOneLine(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	for _, target := range [][]string{{"--audience", "abc"}, {"--create", "customers"}} {
+		r := b.run(t, append([]string{"audience", "upload", "--account", "18ce54d4x", "--in", "../fixtures/sample/crm.csv", "--wait"}, target...)...)
+		require.Equal(t, 2, r.code, r.stdout+r.stderr)
+		require.Equal(t, "adsync: audience upload: --account: account 18ce54d4x: not found, or these credentials cannot reach it\n", r.stderr)
+		require.Empty(t, r.stdout)
+	}
+}

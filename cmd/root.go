@@ -59,6 +59,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.exportCommand(),
 		a.workerCommand(),
 		a.statusCommand(),
+		a.doctorCommand(),
 		a.authCommand(),
 		a.apiCommand(),
 		a.audienceCommand(),
