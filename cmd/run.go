@@ -270,7 +270,7 @@ func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
 		return err
 	}
 	uf := &uploadFlags{account: account, in: file, display: name, op: audience.OperationUpdate, mode: audience.ModeAdd, wait: true,
-		hf: hashFlags{delimiter: ","}} // the sample CRM file is comma-separated (--delimiter's default)
+		hf: defaultHashFlags()}
 	// The fake is generated afresh for every run: an audience an earlier run
 	// created is created again, under the same id, and named as the earlier
 	// run's.
