@@ -1,0 +1,103 @@
+package stats
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/adsync/adsync/sync/api"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Runner pulls analytics into Postgres.
+type Runner struct {
+	Client   *api.Client
+	Pool     *pgxpool.Pool
+	Settings Settings
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Request is what one run pulls.
+type Request struct {
+	// AccountIDs are the accounts (every account of the user when empty).
+	AccountIDs []string
+	// Entities override the settings' entity types when not empty.
+	Entities []string
+	// Start and End bound the span; zero ones default to the lookback and
+	// now.
+	Start, End Bound
+}
+
+// Report sums up a run.
+type Report struct {
+	Accounts int `json:"accounts"`
+	// AccountDays are the days of every account the run covered.
+	AccountDays int `json:"account_days"`
+	// ActiveRequests and Requests count active entities and stats requests.
+	ActiveRequests int `json:"active_requests"`
+	Requests       int `json:"requests"`
+	// Active counts the active (entity type, id) pairs found.
+	Active int `json:"active"`
+	// Rows counts the rows stored.
+	Rows int `json:"rows"`
+}
+
+func (r *Runner) clock() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
+}
+
+// Run pulls req: for each account and entity type, the active entities of
+// the span, then their stats, each answer stored as soon as it arrives
+// (replacing the same ids and span). A rate-limited request fails with the
+// client's *api.RetryAtError, which callers turn into a snooze; running
+// again re-pulls, which replaces and so never double counts.
+func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
+	set := r.Settings
+	if len(req.Entities) > 0 {
+		set.Entities = req.Entities
+	}
+	set, err := set.Normalize()
+	if err != nil {
+		return Report{}, err
+	}
+	accounts, err := Accounts(ctx, r.Client, req.AccountIDs)
+	if err != nil {
+		return Report{}, err
+	}
+	var rep Report
+	for _, a := range accounts {
+		now := r.clock()
+		span := a.spanOf(set.Granularity, req.Start, req.End, set.Lookback, now)
+		if !span.End.After(span.Start) {
+			return rep, fmt.Errorf("stats: account %s: the span ends before it starts", a.ID)
+		}
+		rep.Accounts++
+		rep.AccountDays += span.days()
+		for _, entity := range set.Entities {
+			from, to := a.instants(set.Granularity, span, now)
+			active, n, err := ActiveEntities(ctx, r.Client, a.ID, entity, from, to)
+			rep.ActiveRequests += n
+			if err != nil {
+				return rep, err
+			}
+			rep.Active += len(active)
+			for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, SyncMaxDays) {
+				rows, err := FetchSync(ctx, r.Client, q, now)
+				rep.Requests++
+				if err != nil {
+					return rep, err
+				}
+				n, err := Replace(ctx, r.Pool, q, rows, now.UTC(), "")
+				if err != nil {
+					return rep, err
+				}
+				rep.Rows += n
+			}
+		}
+	}
+	return rep, nil
+}
