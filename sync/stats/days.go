@@ -15,6 +15,8 @@ type Account struct {
 	// timezone_switch_at: days before it are in the zone the account had
 	// then, which the service does not show.
 	SwitchDate time.Time
+	// Created is when the account was created: a full pull starts there.
+	Created time.Time
 }
 
 // accountRecord is the part of an account record the rules read.
@@ -22,6 +24,7 @@ type accountRecord struct {
 	ID               string `json:"id"`
 	Timezone         string `json:"timezone"`
 	TimezoneSwitchAt string `json:"timezone_switch_at"`
+	CreatedAt        string `json:"created_at"`
 }
 
 func (r accountRecord) account() (Account, error) {
@@ -30,6 +33,9 @@ func (r accountRecord) account() (Account, error) {
 		return Account{}, fmt.Errorf("account %s: time zone %q: %w", r.ID, r.Timezone, err)
 	}
 	a := Account{ID: r.ID, Zone: loc}
+	if t, err := time.Parse(time.RFC3339, r.CreatedAt); err == nil {
+		a.Created = t.UTC()
+	}
 	if r.TimezoneSwitchAt != "" {
 		sw, err := time.Parse(time.RFC3339, r.TimezoneSwitchAt)
 		if err != nil {

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -85,4 +86,20 @@ func (a Account) spanOf(granularity string, from, to Bound, lookback time.Durati
 		s.End = resolve(to, s.End, true)
 	}
 	return s
+}
+
+// ParseBound reads a span bound: "" (none), a date YYYY-MM-DD (that local
+// day of each account), or an RFC 3339 instant.
+func ParseBound(s string) (Bound, error) {
+	if s == "" {
+		return Bound{}, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return Bound{T: t, Date: true}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return Bound{}, fmt.Errorf("stats: %q is neither a date (2006-01-02, the account's local day) nor an RFC 3339 time", s)
+	}
+	return Bound{T: t.UTC()}, nil
 }

@@ -27,6 +27,11 @@ type Request struct {
 	// Start and End bound the span; zero ones default to the lookback and
 	// now.
 	Start, End Bound
+	// Full pulls from each account's creation when Start is zero (a
+	// backfill), instead of the lookback.
+	Full bool
+	// Granularity overrides the settings' granularity when set.
+	Granularity string
 }
 
 // Report sums up a run.
@@ -60,6 +65,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 	if len(req.Entities) > 0 {
 		set.Entities = req.Entities
 	}
+	if req.Granularity != "" {
+		set.Granularity = req.Granularity
+	}
 	set, err := set.Normalize()
 	if err != nil {
 		return Report{}, err
@@ -71,7 +79,11 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 	var rep Report
 	for _, a := range accounts {
 		now := r.clock()
-		span := a.spanOf(set.Granularity, req.Start, req.End, set.Lookback, now)
+		start := req.Start
+		if req.Full && start.T.IsZero() && !a.Created.IsZero() {
+			start = Bound{T: a.Created}
+		}
+		span := a.spanOf(set.Granularity, start, req.End, set.Lookback, now)
 		if !span.End.After(span.Start) {
 			return rep, fmt.Errorf("stats: account %s: the span ends before it starts", a.ID)
 		}
