@@ -103,7 +103,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 				if err != nil {
 					return rep, err
 				}
-				n, err := Replace(ctx, r.Pool, q, rows, now.UTC(), "")
+				n, err := Replace(ctx, r.Pool, q, rows, "")
 				if err != nil {
 					return rep, err
 				}

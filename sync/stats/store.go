@@ -18,9 +18,9 @@ var keyColumns = []string{"account_id", "entity_type", "entity_id", "placement",
 // deleting what an earlier pull stored for q's ids, placement, granularity,
 // segmentation and span, so a re-pull never counts a bucket twice and a
 // bucket that went to zero disappears. It returns the rows stored.
-func Replace(ctx context.Context, pool *pgxpool.Pool, q Query, rows []Row, fetchedAt time.Time, jobID string) (int, error) {
+func Replace(ctx context.Context, pool *pgxpool.Pool, q Query, rows []Row, jobID string) (int, error) {
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		return replaceTx(ctx, tx, q, rows, fetchedAt, jobID)
+		return replaceTx(ctx, tx, q, rows, jobID)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("account %s: storing %s stats: %w", q.Account.ID, strings.ToLower(q.Entity), err)
@@ -28,7 +28,12 @@ func Replace(ctx context.Context, pool *pgxpool.Pool, q Query, rows []Row, fetch
 	return len(rows), nil
 }
 
-func replaceTx(ctx context.Context, tx pgx.Tx, q Query, rows []Row, fetchedAt time.Time, jobID string) error {
+// fetched_at is the database's clock, as the export's watermarks are.
+func replaceTx(ctx context.Context, tx pgx.Tx, q Query, rows []Row, jobID string) error {
+	var fetchedAt time.Time
+	if err := tx.QueryRow(ctx, `SELECT now()`).Scan(&fetchedAt); err != nil {
+		return err
+	}
 	del := `DELETE FROM ad_stats WHERE account_id = $1 AND entity_type = $2 AND entity_id = ANY($3) AND placement = $4
     AND granularity = $5 AND segment_type = $6 AND `
 	if q.Granularity == Hour {
