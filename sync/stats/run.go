@@ -3,6 +3,7 @@ package stats
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/adsync/adsync/sync/api"
@@ -16,6 +17,13 @@ type Runner struct {
 	Settings Settings
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Enqueue, when set, sends requests over SyncMaxDays through durable
+	// asynchronous jobs of run RunID (see Advance); without it they are
+	// split into synchronous requests.
+	Enqueue Enqueuer
+	RunID   int64
+	// HTTP downloads result files (a 5-minute timeout when nil).
+	HTTP *http.Client
 }
 
 // Request is what one run pulls.
@@ -46,6 +54,11 @@ type Report struct {
 	Active int `json:"active"`
 	// Rows counts the rows stored.
 	Rows int `json:"rows"`
+	// Jobs counts the asynchronous jobs planned; their rows are counted
+	// as they are stored.
+	Jobs int `json:"jobs"`
+	// Missing names the ids and days of jobs that kept failing.
+	Missing []string `json:"missing,omitempty"`
 }
 
 func (r *Runner) clock() time.Time {
@@ -77,6 +90,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 		return Report{}, err
 	}
 	var rep Report
+	var async []Query
 	for _, a := range accounts {
 		now := r.clock()
 		start := req.Start
@@ -97,7 +111,21 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 				return rep, err
 			}
 			rep.Active += len(active)
-			for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, SyncMaxDays) {
+			var qs []Query
+			for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, AsyncMaxDays) {
+				switch {
+				case q.Span.days() <= SyncMaxDays:
+					qs = append(qs, q)
+				case r.Enqueue != nil:
+					async = append(async, q)
+				default:
+					for _, s := range q.Span.split(SyncMaxDays) {
+						q.Span = s
+						qs = append(qs, q)
+					}
+				}
+			}
+			for _, q := range qs {
 				rows, err := FetchSync(ctx, r.Client, q, now)
 				rep.Requests++
 				if err != nil {
@@ -110,6 +138,12 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 				rep.Rows += n
 			}
 		}
+	}
+	if len(async) > 0 {
+		if _, err := AddJobs(ctx, r.Pool, r.RunID, async, r.Enqueue); err != nil {
+			return rep, err
+		}
+		rep.Jobs = len(async)
 	}
 	return rep, nil
 }
