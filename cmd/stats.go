@@ -107,8 +107,11 @@ func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) err
 		}
 		if run.Outcome != store.RunRunning {
 			r := run.Report
-			fmt.Fprintf(a.stdout, "accounts %d, account-days %d, active entities %d, requests %d (active entities %d), rows %d\n",
-				r.Accounts, r.AccountDays, r.Active, r.Requests, r.ActiveRequests, r.Rows)
+			fmt.Fprintf(a.stdout, "accounts %d, account-days %d, active entities %d, requests %d (active entities %d), jobs %d, rows %d\n",
+				r.Accounts, r.AccountDays, r.Active, r.Requests, r.ActiveRequests, r.Jobs, r.Rows)
+			for _, m := range r.Missing {
+				fmt.Fprintf(a.stdout, "missing: %s\n", m)
+			}
 			fmt.Fprintf(a.stdout, "stats run %d %s\n", id, run.Outcome)
 			if run.Outcome != store.RunSucceeded {
 				return &exitCodeError{code: exitError, err: fmt.Errorf("stats run %d %s: %s", id, run.Outcome, run.Error)}

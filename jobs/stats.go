@@ -3,10 +3,14 @@ package jobs
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/adsync/adsync/sync/stats"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"go.uber.org/zap"
 )
@@ -50,6 +54,7 @@ func init() {
 // addStatsWorkers registers the analytics worker.
 func addStatsWorkers(w *river.Workers, deps *Deps) {
 	river.AddWorker(w, &statsWorker{deps: deps})
+	river.AddWorker(w, &statsJobWorker{deps: deps})
 }
 
 type statsWorker struct {
@@ -70,6 +75,14 @@ func (a StatsArgs) Request() (stats.Request, error) {
 	return req, nil
 }
 
+// statsWaitPoll is how often a run looks whether its asynchronous jobs
+// are done (by snoozing).
+const statsWaitPoll = 2 * time.Second
+
+// Work pulls the synchronous part of the run and plans its asynchronous
+// jobs (one stats_job each, inserted with their rows), then snoozes until
+// every job is stored or given up, and ends the run: succeeded, or partial
+// naming the ids and days that are missing.
 func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error {
 	runID := job.Args.RunID
 	if runID == 0 {
@@ -81,11 +94,47 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 		}
 		runID = id
 	}
-	rep, err := w.work(ctx, job.Args)
-	return endRun(ctx, w.deps, job.JobRow, runID, rep, err)
+	planned, err := stats.HasJobs(ctx, w.deps.Pool, runID)
+	if err != nil {
+		return err
+	}
+	var rep stats.Report
+	if planned {
+		run, err := stats.GetRun(ctx, w.deps.Pool, runID)
+		if err != nil {
+			return err
+		}
+		rep = run.Report
+	} else {
+		rep, err = w.work(ctx, job.Args, runID)
+		if err != nil || rep.Jobs == 0 {
+			return endRun(ctx, w.deps, job.JobRow, runID, rep, err)
+		}
+		// Keep what the synchronous part did for the attempts that wait.
+		if err := store.SetRun(ctx, w.deps.Pool, runID, store.RunRunning, rep, ""); err != nil {
+			return err
+		}
+	}
+	open, rows, missing, err := stats.JobsStatus(ctx, w.deps.Pool, runID)
+	if err != nil {
+		return err
+	}
+	if open > 0 {
+		return river.JobSnooze(statsWaitPoll)
+	}
+	rep.Rows += rows
+	rep.Missing = missing
+	if len(missing) == 0 {
+		return endRun(ctx, w.deps, job.JobRow, runID, rep, nil)
+	}
+	reason := fmt.Sprintf("%d requests kept failing; missing: %s", len(missing), strings.Join(missing, "; "))
+	if _, err := store.EndRunAt(ctx, w.deps.Pool, runID, store.RunPartial, rep, reason); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	return nil
 }
 
-func (w *statsWorker) work(ctx context.Context, args StatsArgs) (stats.Report, error) {
+func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64) (stats.Report, error) {
 	req, err := args.Request()
 	if err != nil {
 		return stats.Report{}, river.JobCancel(err)
@@ -96,14 +145,71 @@ func (w *statsWorker) work(ctx context.Context, args StatsArgs) (stats.Report, e
 	if _, err := set.Normalize(); err != nil {
 		return stats.Report{}, river.JobCancel(err)
 	}
-	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats}
+	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats, RunID: runID,
+		Enqueue: func(ctx context.Context, tx pgx.Tx, ids []int64) error {
+			rc, err := river.ClientFromContextSafely[pgx.Tx](ctx)
+			if err != nil {
+				return err
+			}
+			params := make([]river.InsertManyParams, len(ids))
+			for i, id := range ids {
+				params[i] = river.InsertManyParams{Args: StatsJobArgs{ID: id}}
+			}
+			_, err = rc.InsertManyTx(ctx, tx, params)
+			return err
+		}}
 	rep, err := r.Run(ctx, req)
 	if err != nil {
 		return rep, err
 	}
 	w.deps.Log.Info("stats: pulled", zap.Int("accounts", rep.Accounts), zap.Int("account_days", rep.AccountDays),
-		zap.Int("requests", rep.Requests), zap.Int("active", rep.Active), zap.Int("rows", rep.Rows))
-	return rep, river.RecordOutput(ctx, rep)
+		zap.Int("requests", rep.Requests), zap.Int("active", rep.Active), zap.Int("rows", rep.Rows), zap.Int("jobs", rep.Jobs))
+	return rep, nil
+}
+
+// StatsJobArgs advance one asynchronous analytics job (a stats_jobs row).
+type StatsJobArgs struct {
+	ID int64 `json:"id"`
+}
+
+// Kind names the job.
+func (StatsJobArgs) Kind() string { return "stats_job" }
+
+// InsertOpts keep one River job per stats_jobs row.
+func (StatsJobArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSync, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
+}
+
+type statsJobWorker struct {
+	river.WorkerDefaults[StatsJobArgs]
+	deps *Deps
+}
+
+// Work advances the row as far as it can; a service job still running, a
+// result file not readable yet or no free slot snooze the job (nothing
+// sleeps). When River will not try again the row is given up, so its run
+// ends naming what is missing.
+func (w *statsJobWorker) Work(ctx context.Context, job *river.Job[StatsJobArgs]) error {
+	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats}
+	step, err := r.Advance(ctx, job.Args.ID)
+	if err == nil {
+		if step.Done {
+			return nil
+		}
+		return river.JobSnooze(step.Wait)
+	}
+	out, final := riverError(ctx, job.JobRow, err)
+	if final {
+		if gerr := stats.GiveUp(context.WithoutCancel(ctx), w.deps.Pool, job.Args.ID, err.Error()); gerr != nil {
+			return errors.Join(out, gerr)
+		}
+	}
+	return out
+}
+
+// NextRetry backs off from 1 second, doubling to at most 5 minutes.
+func (w *statsJobWorker) NextRetry(job *river.Job[StatsJobArgs]) time.Time {
+	return time.Now().Add(unitRetryDelay(job.Attempt))
 }
 
 // NextRetry backs off from 1 second, doubling to at most 5 minutes.

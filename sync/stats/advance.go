@@ -296,3 +296,17 @@ func JobsStatus(ctx context.Context, pool *pgxpool.Pool, runID int64) (open, row
 	}
 	return open, rows, missing, rs.Err()
 }
+
+// HasJobs says whether run runID already planned its asynchronous jobs (a
+// later attempt of the run only waits for them).
+func HasJobs(ctx context.Context, pool *pgxpool.Pool, runID int64) (bool, error) {
+	var ok bool
+	err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM stats_jobs WHERE run_id = $1)`, runID).Scan(&ok)
+	return ok, err
+}
+
+// GiveUp marks row id failed with reason (its River job will not run
+// again), so its run can finish and name what is missing.
+func GiveUp(ctx context.Context, pool *pgxpool.Pool, id int64, reason string) error {
+	return setJob(ctx, pool, id, `state = 'failed', error = $2`, reason)
+}
