@@ -23,6 +23,7 @@ func (a *app) statsSyncCommand() *cobra.Command {
 	var (
 		accounts, entities []string
 		start, end, gran   string
+		segmentation       string
 		full, wait         bool
 	)
 	cmd := &cobra.Command{
@@ -37,13 +38,15 @@ what an earlier run stored for the same ids and days.
 The span defaults to the trailing stats.lookback (14 days) through today: spend and
 conversions change after the fact, so every run pulls them again. --start and --end take
 a date (2006-01-02: that day in each account's time zone) or an RFC 3339 time; --end is
-exclusive. --full starts at each account's creation (a backfill).
+exclusive. --full starts at each account's creation (a backfill). --segmentation TYPE
+pulls only that segmentation (TYPE:VALUE for the types that need a country or platform:
+REGIONS:US, PLATFORM_VERSIONS:1), always through asynchronous jobs of at most 45 days.
 
 Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(stats.DefaultEntities, ", ") + `).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			args := jobs.StatsArgs{AccountIDs: splitList(accounts), Entities: splitList(entities),
-				Granularity: strings.ToUpper(gran), Start: start, End: end, Full: full, Trigger: "manual"}
+				Granularity: strings.ToUpper(gran), Segmentation: segmentation, Start: start, End: end, Full: full, Trigger: "manual"}
 			if _, err := args.Request(); err != nil {
 				return usageError("stats sync: %v", err)
 			}
@@ -51,6 +54,9 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 			set.Entities = append(set.Entities, args.Entities...)
 			if args.Granularity != "" {
 				set.Granularity = args.Granularity
+			}
+			if args.Segmentation != "" {
+				set.Segmentations = []string{args.Segmentation}
 			}
 			if _, err := set.Normalize(); err != nil {
 				return usageError("stats sync: %v", err)
@@ -64,6 +70,7 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 	f.StringVar(&start, "start", "", "first day or time (default: today minus stats.lookback)")
 	f.StringVar(&end, "end", "", "end day or time, exclusive (default: now)")
 	f.StringVar(&gran, "granularity", "", "DAY or HOUR (default: stats.granularity)")
+	f.StringVar(&segmentation, "segmentation", "", "pull only this segmentation (AGE, GENDER, REGIONS:US, ...) through asynchronous jobs")
 	f.BoolVar(&full, "full", false, "start at each account's creation instead of the lookback")
 	f.BoolVar(&wait, "wait", false, "work the run in this process and print what it pulled")
 	return cmd

@@ -33,6 +33,7 @@ func TestStatsSyncBadInputIsAUsageError(t *testing.T) {
 		{[]string{"--entities", "ACCOUNT"}, "ACCOUNT and ORGANIC_POST have no active entities"},
 		{[]string{"--granularity", "WEEK"}, "must be DAY or HOUR"},
 		{[]string{"--start", "yesterday"}, "neither a date"},
+		{[]string{"--segmentation", "REGIONS"}, "needs a country"},
 	} {
 		b := setupService(t, bundleOptions{ownerToken: true})
 		r := b.run(t, append([]string{"stats", "sync"}, tc.args...)...)

@@ -26,6 +26,8 @@ type StatsArgs struct {
 	Entities   []string `json:"entities,omitempty"`
 	// Granularity overrides stats.granularity when set.
 	Granularity string `json:"granularity,omitempty"`
+	// Segmentation pulls only that segmentation (TYPE or TYPE:VALUE).
+	Segmentation string `json:"segmentation,omitempty"`
 	// Start and End (RFC 3339 instants or YYYY-MM-DD local dates) bound
 	// the span; empty ones default to the lookback and now.
 	Start string `json:"start,omitempty"`
@@ -64,7 +66,8 @@ type statsWorker struct {
 
 // Request turns args into the pull they ask for; a bad bound is final.
 func (a StatsArgs) Request() (stats.Request, error) {
-	req := stats.Request{AccountIDs: a.AccountIDs, Entities: a.Entities, Full: a.Full, Granularity: a.Granularity}
+	req := stats.Request{AccountIDs: a.AccountIDs, Entities: a.Entities, Full: a.Full, Granularity: a.Granularity,
+		Segmentation: a.Segmentation}
 	var err error
 	if req.Start, err = stats.ParseBound(a.Start); err != nil {
 		return req, err
@@ -142,6 +145,9 @@ func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64) (st
 	set := w.deps.Stats
 	set.Entities = append(set.Entities, args.Entities...)
 	set.Granularity = cmp.Or(args.Granularity, set.Granularity)
+	if args.Segmentation != "" {
+		set.Segmentations = []string{args.Segmentation}
+	}
 	if _, err := set.Normalize(); err != nil {
 		return stats.Report{}, river.JobCancel(err)
 	}

@@ -189,6 +189,10 @@ func (q Query) Describe() string {
 	if q.Granularity == Hour {
 		last, layout = q.Span.End.Add(-time.Hour), "2006-01-02T15Z"
 	}
-	return fmt.Sprintf("account %s %s %s on %s, %s to %s", q.Account.ID, q.Entity, strings.Join(q.IDs, ","), q.Placement,
+	seg := ""
+	if q.Segmentation != "" {
+		seg = " by " + q.Segmentation
+	}
+	return fmt.Sprintf("account %s %s %s on %s%s, %s to %s", q.Account.ID, q.Entity, strings.Join(q.IDs, ","), q.Placement, seg,
 		q.Span.Start.Format(layout), last.Format(layout))
 }

@@ -208,3 +208,60 @@ func TestEveryWorkerSharesTheAccountsHundredJobsThroughPostgres(t *testing.T) {
 	require.Equal(t, 30*time.Second, step.Wait)
 	require.Empty(t, b.serviceJobs(t, a.ID), "no POST while Postgres says the slots are taken")
 }
+
+func TestSegmentedPullsGoThroughJobsAndTheirSegmentsSumToTheFakesTotals(t *testing.T) {
+	t.Parallel()
+	b := asyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
+	a := b.firstAccount(t)
+	from, to := a.LocalDate(b.now).AddDate(0, 0, -5), a.LocalDate(b.now).AddDate(0, 0, 1)
+	rep, ids := b.asyncRun(t, stats.Request{Start: stats.Bound{T: from, Date: true}, Entities: []string{stats.EntityCampaign},
+		Segmentation: "regions:us"})
+	require.Zero(t, rep.Requests, "a segmented request is never synchronous, however short")
+	require.Positive(t, rep.Jobs)
+	b.drive(t, ids)
+
+	rows, err := b.pool.Query(context.Background(), `SELECT entity_type, entity_id, placement, bucket_date::text,
+        sum(impressions), sum(engagements), sum(billed_charge_local_micro), count(DISTINCT segment_value)
+    FROM ad_stats WHERE account_id = $1 AND segment_type = 'REGIONS:US' GROUP BY 1, 2, 3, 4`, a.ID)
+	require.NoError(t, err)
+	got := map[totalsKey]totals{}
+	segments := 0
+	for rows.Next() {
+		k := totalsKey{account: a.ID}
+		var v totals
+		var imp, eng, charge *int64
+		var n int
+		require.NoError(t, rows.Scan(&k.entity, &k.id, &k.placement, &k.date, &imp, &eng, &charge, &n))
+		for _, p := range []struct {
+			src *int64
+			dst *int64
+		}{{imp, &v.impressions}, {eng, &v.engagements}, {charge, &v.charge}} {
+			if p.src != nil {
+				*p.dst = *p.src
+			}
+		}
+		got[k] = v
+		segments = max(segments, n)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, b.truth(t, a.ID, []string{stats.EntityCampaign}, from, to), got)
+	require.Greater(t, segments, 1, "rows are per segment")
+	require.Empty(t, b.stored(t, a.ID, from, to), "only the asked segmentation was pulled")
+}
+
+func TestSegmentationsThatNeedACountryOrPlatformSayHow(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"age": "AGE", "regions:us": "REGIONS:US", "PLATFORM_VERSIONS:1": "PLATFORM_VERSIONS:1",
+	} {
+		got, err := stats.NormalizeSegmentation(in)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+	for in, want := range map[string]string{
+		"REGIONS": "needs a country", "AGE:US": "takes no value", "": "want a segmentation_type",
+	} {
+		_, err := stats.NormalizeSegmentation(in)
+		require.ErrorContains(t, err, want)
+	}
+}

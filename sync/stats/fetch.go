@@ -114,7 +114,8 @@ type Query struct {
 	Granularity string
 	Groups      []string
 	Span        Span
-	// Segmentation is the segmentation_type ("" for none).
+	// Segmentation is the segmentation_type ("" for none), TYPE:VALUE for
+	// types that need a country or platform; rows keep it as segment_type.
 	Segmentation string
 }
 
@@ -131,7 +132,11 @@ func (q Query) values(now time.Time) url.Values {
 	v.Set("placement", q.Placement)
 	v.Set("metric_groups", strings.Join(q.Groups, ","))
 	if q.Segmentation != "" {
-		v.Set("segmentation_type", q.Segmentation)
+		typ, val, _ := strings.Cut(q.Segmentation, ":")
+		v.Set("segmentation_type", typ)
+		if val != "" {
+			v.Set(needsValue[typ], val)
+		}
 	}
 	return v
 }

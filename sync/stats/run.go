@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -40,7 +41,15 @@ type Request struct {
 	Full bool
 	// Granularity overrides the settings' granularity when set.
 	Granularity string
+	// Segmentation, when set, pulls only that segmentation (TYPE or
+	// TYPE:VALUE) instead of the unsegmented metrics and the settings'
+	// segmentations.
+	Segmentation string
 }
+
+// ErrSegmentedNeedsJobs is a segmented pull without asynchronous jobs (the
+// synchronous endpoint takes no segmentation).
+var ErrSegmentedNeedsJobs = errors.New("stats: segmented requests go through asynchronous jobs, which this runner has not got")
 
 // Report sums up a run.
 type Report struct {
@@ -81,9 +90,16 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 	if req.Granularity != "" {
 		set.Granularity = req.Granularity
 	}
+	unsegmented := true
+	if req.Segmentation != "" {
+		set.Segmentations, unsegmented = []string{req.Segmentation}, false
+	}
 	set, err := set.Normalize()
 	if err != nil {
 		return Report{}, err
+	}
+	if len(set.Segmentations) > 0 && r.Enqueue == nil {
+		return Report{}, ErrSegmentedNeedsJobs
 	}
 	accounts, err := Accounts(ctx, r.Client, req.AccountIDs)
 	if err != nil {
@@ -112,6 +128,15 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 			}
 			rep.Active += len(active)
 			var qs []Query
+			for _, seg := range set.Segmentations {
+				for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, SegmentedMaxDays) {
+					q.Segmentation = seg
+					async = append(async, q)
+				}
+			}
+			if !unsegmented {
+				continue
+			}
 			for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, AsyncMaxDays) {
 				switch {
 				case q.Span.days() <= SyncMaxDays:

@@ -60,6 +60,8 @@ const (
 	MaxIDs = 20
 	// SyncMaxDays is the longest span of a synchronous request.
 	SyncMaxDays = 7
+	// SegmentedMaxDays is the longest span of a segmented job.
+	SegmentedMaxDays = 45
 	// ActiveMaxDays is the longest span of an active entities request.
 	ActiveMaxDays = 90
 )
@@ -82,6 +84,40 @@ type Settings struct {
 	// Lookback is the trailing window of a run without an explicit span
 	// (default DefaultLookback).
 	Lookback time.Duration
+	// Segmentations are pulled besides the unsegmented metrics, each a
+	// segmentation_type (AGE, GENDER, DEVICES, ...) or TYPE:VALUE for the
+	// types that need a country (REGIONS:US, METROS:US, POSTAL_CODES:US) or
+	// a platform (PLATFORM_VERSIONS:1). Segmented requests always go
+	// through asynchronous jobs.
+	Segmentations []string
+}
+
+// needsValue are the segmentation types that need a country or platform.
+var needsValue = map[string]string{"REGIONS": "country", "METROS": "country", "POSTAL_CODES": "country",
+	"PLATFORM_VERSIONS": "platform"}
+
+// NormalizeSegmentation checks one segmentation setting: TYPE, or
+// TYPE:VALUE for the types that need a country or platform.
+func NormalizeSegmentation(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	typ, val, hasVal := strings.Cut(s, ":")
+	typ = strings.ToUpper(strings.TrimSpace(typ))
+	val = strings.TrimSpace(val)
+	if typ == "" || strings.ContainsAny(typ, ", ") {
+		return "", fmt.Errorf("stats: segmentation %q: want a segmentation_type such as AGE or REGIONS:US", s)
+	}
+	switch need := needsValue[typ]; {
+	case need != "" && val == "":
+		return "", fmt.Errorf("stats: segmentation %s needs a %s: write %s:VALUE", typ, need, typ)
+	case need == "" && hasVal:
+		return "", fmt.Errorf("stats: segmentation %s takes no value, got %q", typ, s)
+	case need == "country":
+		val = strings.ToUpper(val)
+	}
+	if val != "" {
+		return typ + ":" + val, nil
+	}
+	return typ, nil
 }
 
 // Normalize applies the defaults and checks every field; errors name the
@@ -124,6 +160,16 @@ func (s Settings) Normalize() (Settings, error) {
 		out.Granularity = g
 	default:
 		return out, fmt.Errorf("stats: granularity %q: must be DAY or HOUR", s.Granularity)
+	}
+	out.Segmentations = nil
+	for _, seg := range s.Segmentations {
+		n, err := NormalizeSegmentation(seg)
+		if err != nil {
+			return out, err
+		}
+		if !slices.Contains(out.Segmentations, n) {
+			out.Segmentations = append(out.Segmentations, n)
+		}
 	}
 	if out.Lookback == 0 {
 		out.Lookback = DefaultLookback

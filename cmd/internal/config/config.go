@@ -131,6 +131,9 @@ type Stats struct {
 	// Lookback is the trailing window every run re-pulls: spend and
 	// conversions change after the fact.
 	Lookback Duration `yaml:"lookback"`
+	// Segmentations are pulled besides the unsegmented metrics (AGE,
+	// GENDER, REGIONS:US, PLATFORM_VERSIONS:1, ...).
+	Segmentations []string `yaml:"segmentations"`
 }
 
 // Posts lists v2 posts the posts pipeline hydrates besides those of the

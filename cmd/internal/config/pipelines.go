@@ -30,7 +30,7 @@ func (i Insights) Sets() []insights.KeywordSet {
 // Settings converts the section to the stats package's type.
 func (s Stats) Settings() stats.Settings {
 	return stats.Settings{Entities: s.Entities, MetricGroups: s.MetricGroups, Granularity: s.Granularity,
-		Lookback: time.Duration(s.Lookback)}
+		Lookback: time.Duration(s.Lookback), Segmentations: s.Segmentations}
 }
 
 // validatePipelines checks the insights and posts sections with the rules
