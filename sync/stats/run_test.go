@@ -165,3 +165,33 @@ func TestLateChangesArePickedUpByTheLookback(t *testing.T) {
 	b.requireTruth(t, lookback)
 	require.NotEqual(t, before, b.stored(t, a.ID, lookback(a).Start, lookback(a).End), "the late change is in the second pull")
 }
+
+func TestHourlyRowsSumToTheFakesLocalDays(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *fixtures.Options) { o.Accounts = 1 })
+	a := b.accounts(t)[0]
+	from, to := a.LocalDate(b.now).AddDate(0, 0, -3), a.LocalDate(b.now).AddDate(0, 0, -1)
+	rep, err := b.runner.Run(context.Background(), stats.Request{Granularity: stats.Hour, Entities: []string{stats.EntityLineItem},
+		Start: stats.Bound{T: from, Date: true}, End: stats.Bound{T: to, Date: true}})
+	require.NoError(t, err)
+	require.Positive(t, rep.Rows)
+
+	rows, err := b.pool.Query(context.Background(), `SELECT entity_type, entity_id, placement, bucket_date::text,
+        coalesce(sum(impressions), 0), coalesce(sum(engagements), 0), coalesce(sum(billed_charge_local_micro), 0),
+        bool_and(bucket_start = date_trunc('hour', bucket_start))
+    FROM ad_stats WHERE account_id = $1 AND granularity = 'HOUR' GROUP BY 1, 2, 3, 4`, a.ID)
+	require.NoError(t, err)
+	got := map[totalsKey]totals{}
+	for rows.Next() {
+		k := totalsKey{account: a.ID}
+		var v totals
+		var whole bool
+		require.NoError(t, rows.Scan(&k.entity, &k.id, &k.placement, &k.date, &v.impressions, &v.engagements, &v.charge, &whole))
+		require.True(t, whole, "buckets start on whole UTC hours")
+		if v != (totals{}) {
+			got[k] = v
+		}
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, b.truth(t, a.ID, []string{stats.EntityLineItem}, from, to), got)
+}
