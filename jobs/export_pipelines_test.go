@@ -30,8 +30,7 @@ var duckType = map[export.Kind]string{
 
 // TestEveryTableExportsWithDeclaredTypesAndPostgresCounts fills every table
 // through its own pipeline (sync, posts, insights, an audience upload,
-// analytics), then
-// exports everything and reads it back with DuckDB.
+// analytics), then exports everything and reads it back with DuckDB.
 func TestEveryTableExportsWithDeclaredTypesAndPostgresCounts(t *testing.T) {
 	t.Parallel()
 	b := setupSync(t, func(o *fixtures.Options) { o.Accounts = 2; o.CampaignsPerAccount = 12 }, nil)

@@ -83,9 +83,11 @@ func (a StatsArgs) Request() (stats.Request, error) {
 const statsWaitPoll = 2 * time.Second
 
 // Work pulls the synchronous part of the run and plans its asynchronous
-// jobs (one stats_job each, inserted with their rows), then snoozes until
-// every job is stored or given up, and ends the run: succeeded, or partial
-// naming the ids and days that are missing.
+// jobs (one stats_job each, inserted with their rows and the run's
+// checkpoint, account by account, so a later attempt goes on from the
+// first account not done), then snoozes until every job is stored or given
+// up, and ends the run: succeeded, or partial naming the ids and days that
+// are missing.
 func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error {
 	runID := job.Args.RunID
 	if runID == 0 {
@@ -97,23 +99,19 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 		}
 		runID = id
 	}
-	planned, err := stats.HasJobs(ctx, w.deps.Pool, runID)
+	// An earlier attempt's checkpoint: the accounts it finished, or that
+	// only the asynchronous jobs remain.
+	run, err := stats.GetRun(ctx, w.deps.Pool, runID)
 	if err != nil {
 		return err
 	}
-	var rep stats.Report
-	if planned {
-		run, err := stats.GetRun(ctx, w.deps.Pool, runID)
-		if err != nil {
-			return err
-		}
-		rep = run.Report
-	} else {
-		rep, err = w.work(ctx, job.Args, runID)
+	rep := run.Report
+	if !rep.Planned {
+		rep, err = w.work(ctx, job.Args, runID, rep)
 		if err != nil || rep.Jobs == 0 {
 			return endRun(ctx, w.deps, job.JobRow, runID, rep, err)
 		}
-		// Keep what the synchronous part did for the attempts that wait.
+		// The attempts that wait find the run planned.
 		if err := store.SetRun(ctx, w.deps.Pool, runID, store.RunRunning, rep, ""); err != nil {
 			return err
 		}
@@ -137,11 +135,12 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 	return nil
 }
 
-func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64) (stats.Report, error) {
+func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64, resume stats.Report) (stats.Report, error) {
 	req, err := args.Request()
 	if err != nil {
 		return stats.Report{}, river.JobCancel(err)
 	}
+	req.Resume = resume
 	set := w.deps.Stats
 	set.Entities = append(set.Entities, args.Entities...)
 	set.Granularity = cmp.Or(args.Granularity, set.Granularity)
@@ -152,6 +151,9 @@ func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64) (st
 		return stats.Report{}, river.JobCancel(err)
 	}
 	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats, RunID: runID,
+		Checkpoint: func(ctx context.Context, tx pgx.Tx, rep stats.Report) error {
+			return store.SetRun(ctx, tx, runID, store.RunRunning, rep, "")
+		},
 		Enqueue: func(ctx context.Context, tx pgx.Tx, ids []int64) error {
 			rc, err := river.ClientFromContextSafely[pgx.Tx](ctx)
 			if err != nil {

@@ -35,26 +35,26 @@ const (
 // Enqueuer inserts, in tx, the job that advances each stats_jobs row.
 type Enqueuer func(ctx context.Context, tx pgx.Tx, ids []int64) error
 
-// AddJobs records one stats_jobs row per query of run and hands their ids
-// to enqueue in the same transaction.
-func AddJobs(ctx context.Context, pool *pgxpool.Pool, runID int64, qs []Query, enqueue Enqueuer) ([]int64, error) {
+// AddJobs records in tx one stats_jobs row per query of run and hands
+// their ids to enqueue.
+func AddJobs(ctx context.Context, tx pgx.Tx, runID int64, qs []Query, enqueue Enqueuer) ([]int64, error) {
 	var ids []int64
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		for _, q := range qs {
-			b, err := q.marshal()
-			if err != nil {
-				return err
-			}
-			var id int64
-			if err := tx.QueryRow(ctx, `INSERT INTO stats_jobs (run_id, account_id, query) VALUES ($1, $2, $3) RETURNING id`,
-				runID, q.Account.ID, b).Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
+	for _, q := range qs {
+		b, err := q.marshal()
+		if err != nil {
+			return nil, err
 		}
-		return enqueue(ctx, tx, ids)
-	})
-	return ids, err
+		var id int64
+		if err := tx.QueryRow(ctx, `INSERT INTO stats_jobs (run_id, account_id, query) VALUES ($1, $2, $3) RETURNING id`,
+			runID, q.Account.ID, b).Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return ids, enqueue(ctx, tx, ids)
 }
 
 // jobRow is one stats_jobs row.
@@ -295,14 +295,6 @@ func JobsStatus(ctx context.Context, pool *pgxpool.Pool, runID int64) (open, row
 		}
 	}
 	return open, rows, missing, rs.Err()
-}
-
-// HasJobs says whether run runID already planned its asynchronous jobs (a
-// later attempt of the run only waits for them).
-func HasJobs(ctx context.Context, pool *pgxpool.Pool, runID int64) (bool, error) {
-	var ok bool
-	err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM stats_jobs WHERE run_id = $1)`, runID).Scan(&ok)
-	return ok, err
 }
 
 // GiveUp marks row id failed with reason (its River job will not run

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/adsync/adsync/sync/api"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -25,6 +27,11 @@ type Runner struct {
 	RunID   int64
 	// HTTP downloads result files (a 5-minute timeout when nil).
 	HTTP *http.Client
+	// Checkpoint, when set, records the report in tx after each account,
+	// in the transaction that adds the account's asynchronous jobs: a run
+	// that stops (a rate-limit snooze, a crash) resumes from it through
+	// Request.Resume instead of pulling the accounts it finished again.
+	Checkpoint func(ctx context.Context, tx pgx.Tx, rep Report) error
 }
 
 // Request is what one run pulls.
@@ -45,6 +52,8 @@ type Request struct {
 	// TYPE:VALUE) instead of the unsegmented metrics and the settings'
 	// segmentations.
 	Segmentation string
+	// Resume is the last checkpoint of this run: its accounts are done.
+	Resume Report
 }
 
 // ErrSegmentedNeedsJobs is a segmented pull without asynchronous jobs (the
@@ -68,6 +77,10 @@ type Report struct {
 	Jobs int `json:"jobs"`
 	// Missing names the ids and days of jobs that kept failing.
 	Missing []string `json:"missing,omitempty"`
+	// Done are the accounts finished (their asynchronous jobs recorded).
+	Done []string `json:"done_accounts,omitempty"`
+	// Planned says every account is done: only the jobs remain.
+	Planned bool `json:"planned,omitempty"`
 }
 
 func (r *Runner) clock() time.Time {
@@ -78,10 +91,13 @@ func (r *Runner) clock() time.Time {
 }
 
 // Run pulls req: for each account and entity type, the active entities of
-// the span, then their stats, each answer stored as soon as it arrives
-// (replacing the same ids and span). A rate-limited request fails with the
-// client's *api.RetryAtError, which callers turn into a snooze; running
-// again re-pulls, which replaces and so never double counts.
+// the span, then their stats, each synchronous answer stored as soon as it
+// arrives (replacing the same ids and span); the account's asynchronous
+// requests are recorded (and Checkpoint called) in one transaction when
+// the account is done. A rate-limited request fails with the client's
+// *api.RetryAtError, which callers turn into a snooze; running again with
+// the checkpoint as Request.Resume goes on from the first account not done
+// (re-pulling an account replaces, so never double counts).
 func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 	set := r.Settings
 	if len(req.Entities) > 0 {
@@ -105,9 +121,12 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	var rep Report
-	var async []Query
+	rep := req.Resume
 	for _, a := range accounts {
+		if slices.Contains(rep.Done, a.ID) {
+			continue
+		}
+		var async []Query
 		now := r.clock()
 		start := req.Start
 		if req.Full && start.T.IsZero() && !a.Created.IsZero() {
@@ -163,12 +182,26 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 				rep.Rows += n
 			}
 		}
-	}
-	if len(async) > 0 {
-		if _, err := AddJobs(ctx, r.Pool, r.RunID, async, r.Enqueue); err != nil {
+		if len(async) == 0 && r.Checkpoint == nil {
+			continue
+		}
+		next := rep
+		next.Done = append(slices.Clone(rep.Done), a.ID)
+		next.Jobs += len(async)
+		err := pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
+			if _, err := AddJobs(ctx, tx, r.RunID, async, r.Enqueue); err != nil {
+				return err
+			}
+			if r.Checkpoint != nil {
+				return r.Checkpoint(ctx, tx, next)
+			}
+			return nil
+		})
+		if err != nil {
 			return rep, err
 		}
-		rep.Jobs = len(async)
+		rep = next
 	}
+	rep.Planned = true
 	return rep, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/stats"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -194,4 +195,31 @@ func TestHourlyRowsSumToTheFakesLocalDays(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.Equal(t, b.truth(t, a.ID, []string{stats.EntityLineItem}, from, to), got)
+}
+
+func TestAResumedRunGoesOnFromTheFirstAccountNotDone(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	var checkpoints []stats.Report
+	b.runner.Checkpoint = func(_ context.Context, _ pgx.Tx, rep stats.Report) error {
+		checkpoints = append(checkpoints, rep)
+		return nil
+	}
+	req := stats.Request{}
+	full, err := b.runner.Run(context.Background(), req)
+	require.NoError(t, err)
+	require.True(t, full.Planned)
+	require.Len(t, checkpoints, full.Accounts, "one checkpoint per account")
+	require.Len(t, full.Done, full.Accounts)
+
+	// The run stopped (a rate-limit snooze, a crash) after its first account.
+	first := checkpoints[0]
+	first.Planned = false
+	req.Resume = first
+	resumed, err := b.runner.Run(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, full.Accounts, resumed.Accounts)
+	require.Equal(t, full.Requests, resumed.Requests, "the first account is not pulled again")
+	require.Equal(t, full.Rows, resumed.Rows)
+	b.requireTruth(t, func(a stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) })
 }
