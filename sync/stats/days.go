@@ -124,7 +124,7 @@ func (a Account) requestTimes(granularity string, s Span, now time.Time) (time.T
 // before the switch is unknown, and a day never starts more than 26 hours
 // from its UTC midnight), which is harmless since activity is clipped back
 // to the span.
-func (a Account) instants(granularity string, s Span, now time.Time) (time.Time, time.Time) {
+func (a Account) instants(granularity string, s Span) (time.Time, time.Time) {
 	if granularity == Hour {
 		return s.Start, s.End
 	}

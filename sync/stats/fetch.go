@@ -92,7 +92,6 @@ func ActiveEntities(ctx context.Context, c *api.Client, accountID, entity string
 				}
 				continue
 			}
-			a := a
 			byID[a.EntityID] = &a
 			order = append(order, a.EntityID)
 		}

@@ -139,7 +139,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 		rep.Accounts++
 		rep.AccountDays += span.days()
 		for _, entity := range set.Entities {
-			from, to := a.instants(set.Granularity, span, now)
+			from, to := a.instants(set.Granularity, span)
 			active, n, err := ActiveEntities(ctx, r.Client, a.ID, entity, from, to)
 			rep.ActiveRequests += n
 			if err != nil {
