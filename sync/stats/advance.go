@@ -99,7 +99,7 @@ type Step struct {
 // reserve takes one of the account's MaxActiveJobs slots for row id:
 // under an advisory lock per account, it counts the rows of every worker
 // that are creating or waiting and moves id to creating when there is room.
-func reserve(ctx context.Context, pool *pgxpool.Pool, id int64, accountID string) (bool, error) {
+func reserve(ctx context.Context, pool *pgxpool.Pool, id int64, accountID string, now time.Time) (bool, error) {
 	ok := false
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('adsync stats jobs ' || $1))`, accountID); err != nil {
@@ -114,8 +114,8 @@ func reserve(ctx context.Context, pool *pgxpool.Pool, id int64, accountID string
 			return nil
 		}
 		ok = true
-		_, err := tx.Exec(ctx, `UPDATE stats_jobs SET state = 'creating', intent_at = now(), service_job_id = NULL, updated_at = now()
-WHERE id = $1`, id)
+		_, err := tx.Exec(ctx, `UPDATE stats_jobs SET state = 'creating', intent_at = $2, service_job_id = NULL, updated_at = now()
+WHERE id = $1`, id, now)
 		return err
 	})
 	return ok, err
@@ -141,7 +141,7 @@ func (r *Runner) Advance(ctx context.Context, id int64) (Step, error) {
 		case StateStored, StateFailed:
 			return Step{Done: true}, nil
 		case StatePending:
-			ok, err := reserve(ctx, r.Pool, id, j.q.Account.ID)
+			ok, err := reserve(ctx, r.Pool, id, j.q.Account.ID, r.clock())
 			if err != nil {
 				return Step{}, err
 			}
@@ -183,8 +183,14 @@ func (r *Runner) Advance(ctx context.Context, id int64) (Step, error) {
 	}
 }
 
+// adoptSkew is how far the service's clock (a job's created_at) may be
+// behind ours (intent_at) and a job still count as created after the
+// intent; the service refuses signatures off by more than about 5 minutes.
+const adoptSkew = 5 * time.Minute
+
 // adopt finds the service job a crashed attempt created for j: the
-// newest of the account's jobs with j's parameters created since intent_at.
+// newest of the account's jobs with j's parameters created since intent_at
+// (by this process's clock, less adoptSkew).
 func (r *Runner) adopt(ctx context.Context, j jobRow) (string, error) {
 	jobs, err := ListJobs(ctx, r.Client, j.q.Account.ID, nil)
 	if err != nil {
@@ -193,7 +199,7 @@ func (r *Runner) adopt(ctx context.Context, j jobRow) (string, error) {
 	v := j.q.values(r.clock())
 	for _, sj := range jobs {
 		created, err := time.Parse(time.RFC3339, sj.CreatedAt)
-		if err != nil || created.Before(j.intentAt.Add(-2*time.Second)) || sj.Status == JobFailed {
+		if err != nil || created.Before(j.intentAt.Add(-adoptSkew)) || sj.Status == JobFailed {
 			continue
 		}
 		if sj.matches(v) {

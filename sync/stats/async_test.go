@@ -111,7 +111,7 @@ func TestACrashAfterThePostResumesTheSameServiceJob(t *testing.T) {
 	_, ids := b.asyncRun(t, b.twentyDays(a))
 	// The first attempt reserves its slot and posts, then dies before it
 	// records the service's job id.
-	_, err := b.pool.Exec(context.Background(), `UPDATE stats_jobs SET state = 'creating', intent_at = now() WHERE id = $1`, ids[0])
+	_, err := b.pool.Exec(context.Background(), `UPDATE stats_jobs SET state = 'creating', intent_at = $2 WHERE id = $1`, ids[0], b.now)
 	require.NoError(t, err)
 	var raw []byte
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT query FROM stats_jobs WHERE id = $1`, ids[0]).Scan(&raw))
