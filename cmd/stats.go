@@ -3,6 +3,7 @@ package adsynccmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 				return usageError("stats sync: %v", err)
 			}
 			set := a.cfg.Stats.Settings()
-			set.Entities = append(set.Entities, args.Entities...)
+			set.Entities = slices.Concat(set.Entities, args.Entities)
 			if args.Granularity != "" {
 				set.Granularity = args.Granularity
 			}

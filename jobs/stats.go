@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,7 +143,7 @@ func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64, res
 	}
 	req.Resume = resume
 	set := w.deps.Stats
-	set.Entities = append(set.Entities, args.Entities...)
+	set.Entities = slices.Concat(set.Entities, args.Entities)
 	set.Granularity = cmp.Or(args.Granularity, set.Granularity)
 	if args.Segmentation != "" {
 		set.Segmentations = []string{args.Segmentation}
