@@ -157,7 +157,7 @@ func fill(path, account, parent string) string {
 	return strings.NewReplacer("{account_id}", url.PathEscape(account), "{parent_id}", url.PathEscape(parent)).Replace(path)
 }
 
-func (s *Syncer) query(u *Unit, part string) url.Values {
+func query(u *Unit, part string) url.Values {
 	e := u.Entity
 	q := url.Values{}
 	for k, v := range e.Query {
@@ -175,10 +175,18 @@ func (s *Syncer) query(u *Unit, part string) url.Values {
 	return q
 }
 
+// ListRequest is the paged list request of a unit's part (pageSize 0: the
+// endpoint's maximum), as the sync sends it. Benchmarks fetch the same
+// pages with it.
+func ListRequest(u *Unit, part string, pageSize int) api.ListRequest {
+	return api.ListRequest{Base: api.BaseAds, Path: fill(u.Entity.Path, u.AccountID, part), Endpoint: u.Entity.Endpoint,
+		Query: query(u, part), Count: pageSize, AccountID: u.AccountID}
+}
+
 func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Checkpoint) error {
 	e := u.Entity
 	path := fill(e.Path, u.AccountID, part)
-	q := s.query(u, part)
+	q := query(u, part)
 	if e.Single || e.NotPaged {
 		resp, err := s.API.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: path, Endpoint: e.Endpoint,
 			Query: q, Auth: api.AuthUser, AccountID: u.AccountID, Idempotent: true})
@@ -202,9 +210,9 @@ func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Ch
 		_, err = s.storePage(ctx, u, part, raws, Cursor{Part: part, Done: true, Started: true}, cp)
 		return err
 	}
-	lr := api.ListRequest{Base: api.BaseAds, Path: path, Endpoint: e.Endpoint, Query: q, Count: s.PageSize,
-		Cursor: next, AccountID: u.AccountID}
-	for page, err := range api.Pages[struct{}](ctx, s.API, lr) {
+	lr := ListRequest(u, part, s.PageSize)
+	lr.Cursor = next
+	for page, err := range api.Pages[json.RawMessage](ctx, s.API, lr) {
 		if err != nil {
 			return err
 		}
