@@ -240,16 +240,20 @@ func (s *Syncer) checkpointDone(ctx context.Context, part string, cp Checkpoint)
 	})
 }
 
-// Record is a decoded record ready to stage.
+// stage canonicalizes one record (see canonicalizer) and hashes it.
 func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
+	var c canonicalizer
+	return c.stage(u, part, raw)
+}
+
+// stage is stage reusing c's buffers (one canonicalizer per page).
+func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
 	e := u.Entity
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil || m == nil {
+	canon, err := c.canonical(raw, e.Key())
+	if err != nil {
 		return store.StagedRecord{}, fmt.Errorf("a record is not a JSON object: %v", err)
 	}
-	id := scalar(m[e.Key()])
+	id := c.id
 	if id == "" {
 		return store.StagedRecord{}, fmt.Errorf("a record has no %s", e.Key())
 	}
@@ -257,33 +261,18 @@ func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error
 		// Targeted-by entries are keyed by campaign within an audience.
 		id = part + "/" + id
 	}
-	// Go marshals map keys sorted: the canonical form that doc_hash covers.
-	canon, err := json.Marshal(m)
-	if err != nil {
-		return store.StagedRecord{}, err
-	}
 	sum := sha256.Sum256(canon)
-	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: canon, DocHash: hex.EncodeToString(sum[:])}
+	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: bytes.Clone(canon), DocHash: hex.EncodeToString(sum[:])}
 	if e.Scope == PerParent {
 		r.ParentID = part
 	}
-	r.CreatedAt, r.UpdatedAt = stamp(m["created_at"]), stamp(m["updated_at"])
-	r.Deleted, _ = m["deleted"].(bool)
+	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
+	r.Deleted = c.deleted
 	return r, nil
 }
 
-func scalar(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case json.Number:
-		return x.String()
-	}
-	return ""
-}
-
-func stamp(v any) *time.Time {
-	s, _ := v.(string)
+// stamp is an RFC 3339 time in UTC, nil when s is not one.
+func stamp(s string) *time.Time {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return nil
@@ -299,8 +288,9 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	recs := make([]store.StagedRecord, 0, len(raws))
 	index := make(map[string]int, len(raws))
 	var oldest, newest *time.Time
+	var canon canonicalizer
 	for _, raw := range raws {
-		r, err := stage(u, part, raw)
+		r, err := canon.stage(u, part, raw)
 		if err != nil {
 			return nil, err
 		}
