@@ -125,7 +125,7 @@ func (e *Entity) SweepSQL() string {
 WHERE %s AND id IN (
     SELECT id FROM %s WHERE %s AND NOT deleted
     EXCEPT
-    SELECT id FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3)`, e.Name, acctCond, e.Name, acctCond)
+    SELECT unnest(ids) FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3)`, e.Name, acctCond, e.Name, acctCond)
 }
 
 // accessSQL is the sweep of an access list: records the complete listing
@@ -134,6 +134,7 @@ WHERE %s AND id IN (
 // written. Parameters as SweepSQL's.
 func (e *Entity) accessSQL() string {
 	return fmt.Sprintf(`UPDATE %s t SET inaccessible_since = CASE WHEN s.id IS NULL THEN now() END
-FROM %s a LEFT JOIN sync_unit_seen s ON s.run_id = $1 AND s.account_id = $2 AND s.entity = $3 AND s.id = a.id
+FROM %s a LEFT JOIN (SELECT DISTINCT unnest(ids) AS id FROM sync_unit_seen_pages
+    WHERE run_id = $1 AND account_id = $2 AND entity = $3) s ON s.id = a.id
 WHERE t.id = a.id AND (t.inaccessible_since IS NULL) = (s.id IS NULL)`, e.Name, e.Name)
 }

@@ -310,16 +310,33 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		index[r.ID] = len(recs)
 		recs = append(recs, r)
 	}
+	ids := make([]string, len(recs))
+	for i := range recs {
+		ids[i] = recs[i].ID
+	}
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), recs)
+		// Records whose stored doc_hash is theirs are unchanged: they are
+		// neither copied nor merged (the merge would leave them as they
+		// are), only counted and marked seen.
+		var changed []store.StagedRecord
+		if len(recs) > 0 {
+			stored, err := store.StoredHashes(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids)
+			if err != nil {
+				return fmt.Errorf("storing %s: %w", e.Name, err)
+			}
+			changed = make([]store.StagedRecord, 0, len(recs)-len(stored))
+			for _, r := range recs {
+				if h, ok := stored[r.ID]; !ok || h != r.DocHash {
+					changed = append(changed, r)
+				}
+			}
+		}
+		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), changed)
 		if err != nil {
 			return fmt.Errorf("storing %s: %w", e.Name, err)
 		}
+		mc.Unchanged += int64(len(recs) - len(changed))
 		if u.Complete() && len(recs) > 0 {
-			ids := make([]string, len(recs))
-			for i := range recs {
-				ids[i] = recs[i].ID
-			}
 			if err := store.MarkSeen(ctx, tx, u.RunID, u.AccountID, e.Name, ids); err != nil {
 				return err
 			}
