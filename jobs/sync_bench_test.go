@@ -45,11 +45,21 @@ func runSync(b *testing.B, deps *jobs.Deps, c *river.Client[pgx.Tx], args jobs.S
 	}
 }
 
-// reportTimes reports wall and CPU seconds (this process, which also serves
-// the fake, its children and Postgres).
-func reportTimes(b *testing.B, wall, cpu time.Duration) {
+// cpuSpan is the CPU used between two readings of a meter: all of it
+// (this process, which also serves the fake, its children and Postgres) and
+// Postgres's part.
+type cpuSpan struct {
+	m           measure.CPU
+	all, server time.Duration
+}
+
+func startCPU(m measure.CPU) cpuSpan { return cpuSpan{m: m, all: m.Now(), server: m.Server()} }
+
+// report reports wall and CPU seconds, and Postgres's CPU seconds.
+func (s cpuSpan) report(b *testing.B, wall time.Duration) {
 	b.ReportMetric(wall.Seconds(), "wall-s")
-	b.ReportMetric(cpu.Seconds(), "cpu-s")
+	b.ReportMetric((s.m.Now() - s.all).Seconds(), "cpu-s")
+	b.ReportMetric((s.m.Server() - s.server).Seconds(), "pg-cpu-s")
 }
 
 // BenchmarkSync syncs 100 accounts of 1,000 campaigns and 200 cards each
@@ -85,9 +95,9 @@ func BenchmarkSync(b *testing.B) {
 	deps := fake.Deps(b, pool)
 	c := jobstest.StartWorker(b, deps, jobs.Options{})
 	cpu := measure.NewCPU(b, pool)
-	report := func(b *testing.B, n int, wall, used time.Duration) {
+	report := func(b *testing.B, n int, wall time.Duration, used cpuSpan) {
 		b.ReportMetric(float64(n)/wall.Seconds(), "records/s")
-		reportTimes(b, wall, used)
+		used.report(b, wall)
 	}
 	full := jobs.SyncRunArgs{Entities: entities, Full: true}
 	var accounts []string // the accounts the run synced, for the baseline
@@ -98,9 +108,9 @@ func BenchmarkSync(b *testing.B) {
 			_, err := pool.Exec(ctx, `TRUNCATE campaigns, cards, accounts, sync_bookmarks`)
 			require.NoError(b, err)
 			b.StartTimer()
-			c0, start := cpu.Now(), time.Now()
+			c0, start := startCPU(cpu), time.Now()
 			id := runSync(b, deps, c, full)
-			report(b, records, time.Since(start), cpu.Now()-c0)
+			report(b, records, time.Since(start), c0)
 			b.StopTimer()
 			r, err := pool.Query(ctx, `SELECT DISTINCT account_id FROM sync_run_units WHERE run_id = $1 AND account_id <> '' ORDER BY 1`, id)
 			require.NoError(b, err)
@@ -124,9 +134,9 @@ func BenchmarkSync(b *testing.B) {
 	b.Run("resync_unchanged", func(b *testing.B) {
 		require.NotEmpty(b, rows, "run with the sync sub-benchmark")
 		for i := 0; i < b.N; i++ {
-			c0, start := cpu.Now(), time.Now()
+			c0, start := startCPU(cpu), time.Now()
 			id := runSync(b, deps, c, full)
-			report(b, records, time.Since(start), cpu.Now()-c0)
+			report(b, records, time.Since(start), c0)
 			var fetched, unchanged, written int64
 			require.NoError(b, pool.QueryRow(ctx, `SELECT sum(fetched), sum(unchanged), sum(inserted + updated + deleted)
 FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(&fetched, &unchanged, &written))
@@ -142,9 +152,9 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			_, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_fetch; CREATE TABLE bench_fetch (account_id text, raw jsonb)`)
 			require.NoError(b, err)
 			b.StartTimer()
-			c0, start := cpu.Now(), time.Now()
+			c0, start := startCPU(cpu), time.Now()
 			n := fetchCopy(b, deps.API, pool, accounts, entities)
-			report(b, records, time.Since(start), cpu.Now()-c0)
+			report(b, records, time.Since(start), c0)
 			require.Equal(b, records, n)
 		}
 	})
@@ -156,11 +166,11 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			_, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_raw; CREATE TABLE bench_raw (account_id text, id text, raw jsonb)`)
 			require.NoError(b, err)
 			b.StartTimer()
-			c0, start := cpu.Now(), time.Now()
+			c0, start := startCPU(cpu), time.Now()
 			n, err := pool.CopyFrom(ctx, pgx.Identifier{"bench_raw"}, []string{"account_id", "id", "raw"}, pgx.CopyFromRows(rows))
 			require.NoError(b, err)
 			require.Equal(b, int64(len(rows)), n)
-			report(b, len(rows), time.Since(start), cpu.Now()-c0)
+			report(b, len(rows), time.Since(start), c0)
 		}
 	})
 }
@@ -241,9 +251,9 @@ func BenchmarkSyncRateLimited(b *testing.B) {
 		fake.Srv.Reset()
 		_, err := pool.Exec(context.Background(), `TRUNCATE campaigns, cards, accounts, sync_bookmarks, api_rate_limits`)
 		require.NoError(b, err)
-		c0, start := cpu.Now(), time.Now()
+		c0, start := startCPU(cpu), time.Now()
 		runSync(b, deps, c, jobs.SyncRunArgs{Entities: entities, Full: true})
-		wall, used := time.Since(start), cpu.Now()-c0
+		wall := time.Since(start)
 		st := fake.Srv.Stats()
 		var most, throttled, requests int
 		for name, f := range st.Families {
@@ -256,11 +266,11 @@ func BenchmarkSyncRateLimited(b *testing.B) {
 			requests += f.Requests
 		}
 		minimum := time.Duration(float64(most) / limit * float64(window))
-		b.ReportMetric(wall.Seconds(), "wall-s")
+		c0.report(b, wall)
 		b.ReportMetric(minimum.Seconds(), "min-s")
-		b.ReportMetric(used.Seconds(), "cpu-s")
 		b.ReportMetric(float64(requests), "requests")
 		b.ReportMetric(float64(most), "requests-of-busiest-family")
 		b.ReportMetric(float64(throttled), "429s")
 	}
 }
+

@@ -101,7 +101,7 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 				yield(nil, err)
 				return
 			}
-			env, err := Decode[List[json.RawMessage]](lr.Endpoint, resp.Body)
+			env, err := DecodeRawList(lr.Endpoint, resp.Body)
 			if err != nil {
 				yield(nil, err)
 				return
