@@ -273,4 +273,3 @@ func BenchmarkSyncRateLimited(b *testing.B) {
 		b.ReportMetric(float64(throttled), "429s")
 	}
 }
-
