@@ -1,8 +1,11 @@
 package ads
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/adsync/adsync/sync/store"
 )
 
 // CreateTableSQL is the DDL of the entity's table: its typed columns, the
@@ -72,6 +75,32 @@ func (c Column) expr() string {
 		return fmt.Sprintf("s.raw->'%s'", f)
 	}
 	return fmt.Sprintf("s.raw->>'%s'", f)
+}
+
+// insertColumns are the columns InsertNew fills, in the order of
+// insertRow's values; first_seen_at and last_synced_at take their default,
+// now(), as in the merge.
+func (e *Entity) insertColumns() []string {
+	var names []string
+	if e.HasAccount() {
+		names = append(names, "account_id")
+	}
+	names = append(names, "id")
+	for _, c := range e.Columns {
+		names = append(names, c.Name)
+	}
+	return append(names, "raw", "api_created_at", "api_updated_at", "deleted", "doc_hash")
+}
+
+// insertRow is a staged record's values for insertColumns.
+func (e *Entity) insertRow(r *store.StagedRecord) []any {
+	row := make([]any, 0, len(e.Columns)+7)
+	if e.HasAccount() {
+		row = append(row, r.AccountID)
+	}
+	row = append(row, r.ID)
+	row = append(row, r.Typed...)
+	return append(row, json.RawMessage(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash)
 }
 
 // MergeSQL moves the staged page (temp table ads_stage) into the entity's

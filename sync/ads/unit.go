@@ -268,6 +268,9 @@ func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.
 	}
 	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
 	r.Deleted = c.deleted
+	if typed, ok := c.typedValues(e, part, r.Raw); ok {
+		r.Typed = typed
+	}
 	return r, nil
 }
 
@@ -317,25 +320,47 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		// Records whose stored doc_hash is theirs are unchanged: they are
 		// neither copied nor merged (the merge would leave them as they
-		// are), only counted and marked seen.
-		var changed []store.StagedRecord
+		// are), only counted and marked seen. New records are copied
+		// straight into the table when Go computed their typed columns;
+		// the others (changed ones) are staged and merged.
+		var changed, fresh []store.StagedRecord
+		direct := true
 		if len(recs) > 0 {
 			stored, err := store.StoredHashes(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids)
 			if err != nil {
 				return fmt.Errorf("storing %s: %w", e.Name, err)
 			}
-			changed = make([]store.StagedRecord, 0, len(recs)-len(stored))
 			for _, r := range recs {
-				if h, ok := stored[r.ID]; !ok || h != r.DocHash {
+				h, ok := stored[r.ID]
+				switch {
+				case !ok:
+					fresh = append(fresh, r)
+					direct = direct && r.Typed != nil
+				case h != r.DocHash:
 					changed = append(changed, r)
 				}
 			}
+		}
+		var inserted, deleted int64
+		if direct && len(fresh) > 0 {
+			var ok bool
+			var err error
+			inserted, deleted, ok, err = store.InsertNew(ctx, tx, e.Name, e.insertColumns(), fresh, e.insertRow)
+			if err != nil {
+				return fmt.Errorf("storing %s: %w", e.Name, err)
+			}
+			direct = ok
+		}
+		if !direct {
+			changed = append(changed, fresh...)
 		}
 		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), changed)
 		if err != nil {
 			return fmt.Errorf("storing %s: %w", e.Name, err)
 		}
-		mc.Unchanged += int64(len(recs) - len(changed))
+		mc.Inserted += inserted
+		mc.Deleted += deleted
+		mc.Unchanged = int64(len(recs)) - mc.Inserted - mc.Updated
 		if u.Complete() && len(recs) > 0 {
 			if err := store.MarkSeen(ctx, tx, u.RunID, u.AccountID, e.Name, ids); err != nil {
 				return err

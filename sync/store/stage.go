@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // StagedRecord is one record of a page, ready to merge.
@@ -18,6 +20,9 @@ type StagedRecord struct {
 	UpdatedAt *time.Time
 	Deleted   bool
 	DocHash   string
+	// Typed holds the entity's typed columns computed in Go, for
+	// InsertNew; nil when they are left to the merge's SQL.
+	Typed []any
 }
 
 // MergeCounts says what a merge did.
@@ -77,6 +82,44 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 	}
 	mc.Unchanged = int64(len(recs)) - written
 	return mc, nil
+}
+
+// InsertNew copies records whose ids the table does not hold straight into
+// it, typed columns included (Typed): a new record needs no staging and no
+// merge. columns are the table's, in the order row gives the values. It
+// reports how many were inserted and how many of them are tombstones; ok is
+// false, with nothing written, when one of the ids was inserted meanwhile
+// by someone else (the caller then merges them instead). Call it inside the
+// page's transaction.
+func InsertNew(ctx context.Context, tx pgx.Tx, table string, columns []string, recs []StagedRecord,
+	row func(*StagedRecord) []any) (inserted, deleted int64, ok bool, err error) {
+	if len(recs) == 0 {
+		return 0, 0, true, nil
+	}
+	sp, err := tx.Begin(ctx) // a savepoint, so a conflict undoes this copy only
+	if err != nil {
+		return 0, 0, false, err
+	}
+	n, err := sp.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
+		return row(&recs[i]), nil
+	}))
+	if err != nil {
+		_ = sp.Rollback(ctx)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
+			return 0, 0, false, nil
+		}
+		return 0, 0, false, err
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return 0, 0, false, err
+	}
+	for i := range recs {
+		if recs[i].Deleted {
+			deleted++
+		}
+	}
+	return n, deleted, true, nil
 }
 
 // MarkSeen records ids listed by a complete unit, for the sweep at its end:

@@ -1,0 +1,199 @@
+package ads
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// typedValues computes the entity's typed columns of the record last
+// canonicalized by c, as Column.expr computes them in SQL from raw, with raw
+// the canonical bytes (c's output copied: the values alias it). It reports
+// ok=false when Go cannot be sure to compute exactly what Postgres would
+// (a float in a text column, a string in a bigint one, a timestamp not in
+// RFC 3339 with at most microseconds...): such a record takes the merge,
+// which computes them in SQL.
+func (c *canonicalizer) typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
+	out := make([]any, len(e.Columns))
+	for i, col := range e.Columns {
+		if col.FromParent {
+			out[i] = part
+			continue
+		}
+		f := col.Field
+		if f == "" {
+			f = col.Name
+		}
+		j := sort.Search(len(c.top), func(j int) bool { return string(c.top[j].key) >= f })
+		if j == len(c.top) || string(c.top[j].key) != f {
+			continue // a missing field is NULL whatever the type
+		}
+		v, ok := typedValue(col.Type, raw[c.top[j].start:c.top[j].end])
+		if !ok {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+// typedValue is one column's value from a canonical JSON value v.
+func typedValue(t ColType, v []byte) (any, bool) {
+	if t == JSONB {
+		return json.RawMessage(v), true // raw->'f'
+	}
+	if t == TextArray {
+		// CASE WHEN jsonb_typeof(raw->'f') = 'array' THEN
+		// ARRAY(SELECT jsonb_array_elements_text(raw->'f')) END
+		if v[0] != '[' {
+			return nil, true
+		}
+		out := []*string{}
+		for _, el := range splitCanonicalArray(v) {
+			s, null, ok := textOf(el)
+			if !ok {
+				return nil, false
+			}
+			if null {
+				out = append(out, nil)
+			} else {
+				out = append(out, &s)
+			}
+		}
+		return out, true
+	}
+	if v[0] == 'n' {
+		return nil, true // raw->>'f' of a JSON null is NULL
+	}
+	switch t {
+	case Text:
+		s, _, ok := textOf(v)
+		return s, ok
+	case BigInt:
+		if !plainInteger(v) {
+			return nil, false
+		}
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		return n, err == nil
+	case Bool:
+		switch string(v) {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+		return nil, false
+	case Timestamptz:
+		s, ok := stringJSON(v)
+		if !ok {
+			return nil, false
+		}
+		if dot := bytes.IndexByte([]byte(s), '.'); dot >= 0 {
+			n := dot + 1
+			for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+				n++
+			}
+			if n-dot-1 > 6 {
+				return nil, false // Postgres rounds to microseconds
+			}
+		}
+		ts, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return nil, false
+		}
+		return ts, true
+	}
+	return nil, false
+}
+
+// textOf is raw->>'f' (or an element of jsonb_array_elements_text) of a
+// canonical value: a string decoded, true and false, integers as written
+// (numeric prints them so); null is NULL. Other numbers and nested values
+// (which jsonb prints its own way) are not done here.
+func textOf(v []byte) (s string, null, ok bool) {
+	switch v[0] {
+	case '"':
+		s, ok = stringJSON(v)
+		return s, false, ok
+	case 'n':
+		return "", true, true
+	case 't', 'f':
+		return string(v), false, true
+	}
+	if plainInteger(v) {
+		return string(v), false, true
+	}
+	return "", false, false
+}
+
+// plainInteger: -?(0|[1-9][0-9]*), without "-0" (numeric prints it 0).
+func plainInteger(v []byte) bool {
+	d := v
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 1 && d[0] == '0' || string(v) == "-0" {
+		return false
+	}
+	for _, b := range d {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// splitCanonicalArray returns the elements of a canonical (compact, valid)
+// array.
+func splitCanonicalArray(v []byte) [][]byte {
+	var out [][]byte
+	i := 1
+	if v[i] == ']' {
+		return out
+	}
+	for {
+		end := skipCanonical(v, i)
+		out = append(out, v[i:end])
+		if v[end] == ']' {
+			return out
+		}
+		i = end + 1
+	}
+}
+
+// skipCanonical returns the index after the canonical value at v[i].
+func skipCanonical(v []byte, i int) int {
+	depth := 0
+	for j := i; j < len(v); j++ {
+		switch v[j] {
+		case '"':
+			j++
+			for j < len(v) && v[j] != '"' {
+				if v[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if depth == 0 {
+				return j + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j
+			}
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case ',':
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(v)
+}
