@@ -34,9 +34,6 @@ type canonicalizer struct {
 	tmp     []byte
 	members []member
 	str     []byte // decoded strings that needed unescaping
-	// top holds the top-level members of the record last canonicalized, in
-	// output (key) order: each value's span in the output.
-	top []topMember
 
 	// The top-level fields of the record last canonicalized.
 	keyField  string
@@ -48,16 +45,8 @@ type canonicalizer struct {
 }
 
 // member is one "key":value of an object being written: the decoded key
-// and the span of the encoded member in out (and where its value starts),
-// relative to the object's start.
+// and the span of the encoded member in out, relative to the object's start.
 type member struct {
-	key             []byte
-	start, val, end int
-}
-
-// topMember is a top-level member of the canonical output: its decoded key
-// and its value's span.
-type topMember struct {
 	key        []byte
 	start, end int
 }
@@ -67,7 +56,7 @@ var errNotObject = errors.New("a record is not a JSON object")
 // canonical canonicalizes one record; keyField is the record key's field.
 // The result aliases the canonicalizer's buffer until the next call.
 func (c *canonicalizer) canonical(raw []byte, keyField string) ([]byte, error) {
-	c.out, c.members, c.top = c.out[:0], c.members[:0], c.top[:0]
+	c.out, c.members = c.out[:0], c.members[:0]
 	c.keyField, c.id, c.hasID, c.createdAt, c.updatedAt, c.deleted = keyField, "", false, "", "", false
 	i := skipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -134,7 +123,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 		if top {
 			c.noteTop(key, c.out[valStart:])
 		}
-		c.members = append(c.members, member{key: key, start: start - objStart, val: valStart - objStart, end: len(c.out) - objStart})
+		c.members = append(c.members, member{key: key, start: start - objStart, end: len(c.out) - objStart})
 		i = skipWS(s, i)
 		if i >= len(s) {
 			return 0, errSyntax
@@ -159,11 +148,6 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 	}
 	if sorted {
 		c.out = append(c.out, '}')
-		if top {
-			for _, m := range ms {
-				c.top = append(c.top, topMember{key: m.key, start: objStart + m.val, end: objStart + m.end})
-			}
-		}
 		return i, nil
 	}
 	// Sort (stable, so a repeated key's copies stay in order and the last
@@ -181,11 +165,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 			c.out = append(c.out, ',')
 		}
 		first = false
-		at := len(c.out)
 		c.out = append(c.out, c.tmp[m.start:m.end]...)
-		if top {
-			c.top = append(c.top, topMember{key: m.key, start: at + m.val - m.start, end: len(c.out)})
-		}
 	}
 	c.out = append(c.out, '}')
 	return i, nil

@@ -8,14 +8,15 @@ import (
 	"time"
 )
 
-// typedValues computes the entity's typed columns of the record last
-// canonicalized by c, as Column.expr computes them in SQL from raw, with raw
-// the canonical bytes (c's output copied: the values alias it). It reports
-// ok=false when Go cannot be sure to compute exactly what Postgres would
-// (a float in a text column, a string in a bigint one, a timestamp not in
-// RFC 3339 with at most microseconds...): such a record takes the merge,
-// which computes them in SQL.
-func (c *canonicalizer) typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
+// typedValues computes the entity's typed columns of a record from its
+// canonical form raw, as Column.expr computes them in SQL from raw (the
+// values alias raw). It reports ok=false when Go cannot be sure to compute
+// exactly what Postgres would (a float in a text column, a string in a
+// bigint one, a timestamp not in RFC 3339 with at most microseconds...):
+// such a record takes the merge, which computes them in SQL. Only new
+// records need it, so it is not done while staging.
+func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
+	top := topMembers(raw)
 	out := make([]any, len(e.Columns))
 	for i, col := range e.Columns {
 		if col.FromParent {
@@ -26,17 +27,34 @@ func (c *canonicalizer) typedValues(e *Entity, part string, raw []byte) ([]any, 
 		if f == "" {
 			f = col.Name
 		}
-		j := sort.Search(len(c.top), func(j int) bool { return string(c.top[j].key) >= f })
-		if j == len(c.top) || string(c.top[j].key) != f {
+		// Canonical keys are sorted, and a field name (plain ASCII, nothing
+		// to escape) is its encoded key.
+		j := sort.Search(len(top), func(j int) bool { return string(top[j].key) >= f })
+		if j == len(top) || string(top[j].key) != f {
 			continue // a missing field is NULL whatever the type
 		}
-		v, ok := typedValue(col.Type, raw[c.top[j].start:c.top[j].end])
+		v, ok := typedValue(col.Type, raw[top[j].start:top[j].end])
 		if !ok {
 			return nil, false
 		}
 		out[i] = v
 	}
 	return out, true
+}
+
+// topMembers lists the members of a canonical object: each encoded key
+// (without its quotes) and its value's span.
+func topMembers(raw []byte) []topMember {
+	var out []topMember
+	i := 1
+	for i < len(raw) && raw[i] == '"' {
+		k := skipCanonical(raw, i)
+		v := k + 1 // ':'
+		end := skipCanonical(raw, v)
+		out = append(out, topMember{key: raw[i+1 : k-1], start: v, end: end})
+		i = end + 1 // ',' or past '}'
+	}
+	return out
 }
 
 // typedValue is one column's value from a canonical JSON value v.
@@ -143,6 +161,13 @@ func plainInteger(v []byte) bool {
 		}
 	}
 	return true
+}
+
+// topMember is a member of a canonical object: its encoded key and its
+// value's span.
+type topMember struct {
+	key        []byte
+	start, end int
 }
 
 // splitCanonicalArray returns the elements of a canonical (compact, valid)

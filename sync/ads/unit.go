@@ -268,9 +268,6 @@ func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.
 	}
 	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
 	r.Deleted = c.deleted
-	if typed, ok := c.typedValues(e, part, r.Raw); ok {
-		r.Typed = typed
-	}
 	return r, nil
 }
 
@@ -334,8 +331,10 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 				h, ok := stored[r.ID]
 				switch {
 				case !ok:
+					if direct {
+						r.Typed, direct = typedValues(e, part, r.Raw)
+					}
 					fresh = append(fresh, r)
-					direct = direct && r.Typed != nil
 				case h != r.DocHash:
 					changed = append(changed, r)
 				}
