@@ -45,7 +45,7 @@ func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
 // topMembers lists the members of a canonical object: each encoded key
 // (without its quotes) and its value's span.
 func topMembers(raw []byte) []topMember {
-	var out []topMember
+	out := make([]topMember, 0, 32)
 	i := 1
 	for i < len(raw) && raw[i] == '"' {
 		k := skipCanonical(raw, i)
@@ -188,19 +188,15 @@ func splitCanonicalArray(v []byte) [][]byte {
 	}
 }
 
-// skipCanonical returns the index after the canonical value at v[i].
+// skipCanonical returns the index after the canonical value at v[i] (a
+// string, object or array), or of the ',', '}' or ']' that ends a number or
+// literal.
 func skipCanonical(v []byte, i int) int {
 	depth := 0
 	for j := i; j < len(v); j++ {
 		switch v[j] {
 		case '"':
-			j++
-			for j < len(v) && v[j] != '"' {
-				if v[j] == '\\' {
-					j++
-				}
-				j++
-			}
+			j = endOfString(v, j)
 			if depth == 0 {
 				return j + 1
 			}
@@ -221,4 +217,24 @@ func skipCanonical(v []byte, i int) int {
 		}
 	}
 	return len(v)
+}
+
+// endOfString is the index of the quote closing the string at v[i].
+func endOfString(v []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(v[j:], '"')
+		if k < 0 {
+			return len(v) - 1
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && v[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		j = q + 1
+	}
 }
