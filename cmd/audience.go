@@ -29,17 +29,25 @@ type hashFlags struct {
 	noPassThrough bool
 	ignoreUnknown bool
 	aliases       []string
+	delimiter     string
 	maxInvalid    bound.Max
 }
 
+// defaultHashFlags are the flags' defaults: what a command that builds its
+// upload without flags (the demo) uses.
+func defaultHashFlags() hashFlags {
+	return hashFlags{maxInvalid: hashing.DefaultMaxInvalid, delimiter: ","}
+}
+
 func (h *hashFlags) register(f *pflag.FlagSet) {
-	h.maxInvalid = hashing.DefaultMaxInvalid
+	*h = defaultHashFlags()
 	f.Var(&h.maxInvalid, "max-invalid", "invalid rows the file may hold, as a count or a percentage of its rows (-1: any); above it nothing is written or uploaded "+
 		"and the exit status is 1. A few bad rows in a CRM export are normal (they are listed and left out); more usually mean the wrong file or a wrong column")
 	f.StringVar(&h.country, "default-country", "", "ISO 3166-1 alpha-2 country of phone numbers written without a country code (e.g. US)")
 	f.BoolVar(&h.noPassThrough, "no-pass-through", false, "hash values that already look like SHA-256 (64 hex characters) instead of passing them through")
 	f.BoolVar(&h.ignoreUnknown, "ignore-unknown", false, "ignore columns or keys that name no identifier type instead of failing")
 	f.StringArrayVar(&h.aliases, "alias", nil, "map a column name to an identifier type, as name=type (repeatable)")
+	f.StringVar(&h.delimiter, "delimiter", h.delimiter, "CSV field delimiter: one character (';', '|'), or tab (also written \\t)")
 }
 
 // build returns the normalizer and reader options the flags describe; cmd
@@ -57,6 +65,11 @@ func (h *hashFlags) build(cmd string) (*hashing.Normalizer, hashing.ReaderOption
 		}
 		ropts.Aliases[name] = t
 	}
+	d, err := hashing.ParseDelimiter(h.delimiter)
+	if err != nil {
+		return nil, ropts, usageError("%s: --delimiter: %v", cmd, err)
+	}
+	ropts.Delimiter = d
 	nopts := hashing.DefaultOptions()
 	nopts.DefaultCountry = h.country
 	nopts.PassThroughHashed = !h.noPassThrough
@@ -81,7 +94,11 @@ A row with any invalid value is left out whole. The report (rows read, per-type 
 invalid counts, invalid rows by line) goes to stdout when --out is a file, else to stderr.
 A run that fails (more invalid rows than --max-invalid, an unreadable file) writes no user:
 --out is written atomically and leaves no file, and stdout gets the users only once the
-whole file passed.`,
+whole file passed.
+
+CSV fields are separated by commas unless --delimiter says otherwise (--delimiter ';',
+--delimiter tab). A header read as one column that holds a semicolon or a tab fails with
+a hint naming the delimiter the file seems to use.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,3 +141,44 @@ func TestAudienceHashToStdoutPrintsNoUserWhenTheRunFails(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, 2, strings.Count(r.stdout, "\n"), "both valid users once the run passes")
 }
+
+func TestAudienceHashHintsAtTheDelimiterAndReadsItWithTheFlag(t *testing.T) {
+	t.Parallel()
+	comma := run(t, "audience", "hash", "--in", writeFile(t, "users.csv", audienceCSV), "--max-invalid", "-1")
+	require.Equal(t, 0, comma.code, comma.stderr)
+	require.Contains(t, comma.stdout, sha256Hex("test@example.com"))
+	for _, tt := range []struct {
+		sep, hint string
+		flags     [][]string
+	}{
+		{";", `the file looks semicolon-delimited: use --delimiter ';'`, [][]string{{"--delimiter", ";"}}},
+		{"\t", `the file looks tab-delimited: use --delimiter tab`, [][]string{{"--delimiter", "tab"}, {"--delimiter", `\t`}, {"--delimiter", "\t"}}},
+		{"|", `the file looks pipe-delimited: use --delimiter '|'`, [][]string{{"--delimiter", "|"}}},
+	} {
+		in := writeFile(t, "people.csv", strings.ReplaceAll(audienceCSV, ",", tt.sep))
+		r := run(t, "audience", "hash", "--in", in, "--max-invalid", "-1")
+		require.Equal(t, 1, r.code, "%q: %s", tt.sep, r.stderr)
+		header := strings.ReplaceAll("email,phone,external_id", ",", tt.sep)
+		require.Contains(t, r.stderr, in+": line 1: the header has one column "+strconvQuote(header)+"; "+tt.hint)
+		require.Empty(t, r.stdout)
+		for _, flags := range tt.flags {
+			r := run(t, append([]string{"audience", "hash", "--in", in, "--max-invalid", "-1"}, flags...)...)
+			require.Equal(t, 0, r.code, "%q: %s", flags, r.stderr)
+			require.Equal(t, comma.stdout, r.stdout, "%q: the same users as the comma file", flags)
+			require.Equal(t, comma.stderr, r.stderr, "%q: the same report", flags)
+		}
+	}
+	// A comma file read with another delimiter gets the hint back.
+	r := run(t, "audience", "hash", "--in", writeFile(t, "people.csv", audienceCSV), "--delimiter", ";")
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, `the file looks comma-delimited: use --delimiter ','`)
+	for _, bad := range []string{"", ";;", `"`, "tabs"} {
+		r := run(t, "audience", "hash", "--in", writeFile(t, "users.csv", audienceCSV), "--delimiter", bad)
+		require.Equal(t, 2, r.code, "%q: %s", bad, r.stderr)
+		require.Contains(t, r.stderr, "--delimiter")
+	}
+	require.Contains(t, run(t, "audience", "hash", "--help").stdout, "--delimiter")
+	require.Contains(t, run(t, "audience", "upload", "--help").stdout, "--delimiter")
+}
+
+func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }

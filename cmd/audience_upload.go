@@ -13,6 +13,7 @@ import (
 	"github.com/adsync/adsync/cmd/internal/config"
 	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -30,6 +31,9 @@ type uploadFlags struct {
 	hf                              hashFlags
 	// flags are the command's parsed flags, to print the command again.
 	flags *pflag.FlagSet
+	// display names the file in messages when in is not the user's path
+	// (the demo's temporary copy of the sample); empty: in.
+	display string
 }
 
 func (a *app) audienceUploadCommand() *cobra.Command {
@@ -54,6 +58,10 @@ knows the audience holds is refused unless --force; a refused replace sends noth
 The plan (users to add, identifiers to delete, users unchanged) is printed before anything
 is recorded or sent; --dry-run prints it, fails as the upload would (exit 1 when it would be
 refused), and records and sends nothing.
+
+CSV fields are separated by commas unless --delimiter says otherwise (--delimiter ';',
+--delimiter tab); a header read as one column that holds a semicolon or a tab fails with a
+hint naming the delimiter the file seems to use.
 
 Without --wait the batches are left to 'adsync worker'; with --wait this process sends them,
 shows progress on a terminal and ends with a report, adds and deletes apart. The exit status
@@ -138,6 +146,13 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
 	}
+	if uf.audienceID != "" {
+		// With --create, the create call itself answers 404 for such an
+		// account, and says so below without a request more.
+		if err := a.checkAccounts(ctx, deps, "audience upload: --account", []string{uf.account}); err != nil {
+			return err
+		}
+	}
 	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err
@@ -154,6 +169,9 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		var dup *audience.DuplicateNameError
 		if errors.As(err, &dup) && dup.ExistingID != "" {
 			return fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
+		}
+		if errors.Is(err, api.ErrNotFound) {
+			return usageError("audience upload: --account: %s", unreachableAccount(uf.account))
 		}
 		if err != nil {
 			return fmt.Errorf("audience upload: --create: %w", err)
@@ -175,16 +193,16 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	switch {
 	case res.Outcome == audience.Skipped:
 		fmt.Fprintf(a.stdout, "skipped: %s was already uploaded to audience %s as upload %d (%s, %s); --force uploads it again\n",
-			uf.in, audienceID, up.ID, up.Operation, up.Mode)
+			uf.name(), audienceID, up.ID, up.Operation, up.Mode)
 		return nil
 	case res.Outcome == audience.Resumed && uf.dryRun:
-		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.in)
+		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.name())
 		return nil
 	case res.Outcome == audience.Previewed:
 		fmt.Fprintln(a.stdout, "dry run: nothing recorded or sent")
 		return nil
 	case res.Outcome == audience.Resumed:
-		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.in)
+		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.name())
 	default:
 		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d adds and %d deletes in %d batches to audience %s\n",
 			up.ID, up.RowsRead, up.RowsInvalid, res.Summary.Adds, res.Summary.Deletes, res.Batches, audienceID)
@@ -196,6 +214,14 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		return nil
 	}
 	return a.waitUpload(ctx, deps, up.ID)
+}
+
+// name is the input file as the user knows it.
+func (uf *uploadFlags) name() string {
+	if uf.display != "" {
+		return uf.display
+	}
+	return uf.in
 }
 
 // commandFor is the command line that ran with its --create replaced by

@@ -315,3 +315,32 @@ func TestAudienceUploadCommandForQuotesValuesAndMasksTheDatabasePassword(t *test
 	require.Equal(t, `adsync audience upload --account a1 --audience x9 --alias mail=email --alias tel=phone_number `+
 		`--database-url postgres://app:xxxxx@db.example/adsync --in '/data/it'\''s here.csv' --wait`, uf.commandFor("x9"))
 }
+
+func TestAudienceUploadReadsASemicolonFileWithDelimiterAndHintsWithout(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	acct, aud := b.firstAudience(t)
+	in := writeFile(t, "people.csv", strings.ReplaceAll(audienceCSV, ",", ";"))
+
+	r := b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait", "--default-country", "US", "--max-invalid", "2")
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, in+`: line 1: the header has one column "email;phone;external_id"; the file looks semicolon-delimited: use --delimiter ';'`)
+	require.Empty(t, b.srv.AudienceMembers(aud, "email"), "nothing sent")
+
+	r = b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait", "--default-country", "US", "--max-invalid", "2", "--delimiter", ";")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "adds: 2 sent, 2 accepted\n")
+	require.ElementsMatch(t, []string{sha256Hex("ok@example.org"), sha256Hex("test@example.com")}, b.srv.AudienceMembers(aud, "email"))
+	require.Equal(t, []string{sha256Hex("14155550100")}, b.srv.AudienceMembers(aud, "phone_number"))
+}
+
+func TestAudienceUploadRefusesAnUnknownAccountInOneLine(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	for _, target := range [][]string{{"--audience", "abc"}, {"--create", "customers"}} {
+		r := b.run(t, append([]string{"audience", "upload", "--account", "18ce54d4x", "--in", "../fixtures/sample/crm.csv", "--wait"}, target...)...)
+		require.Equal(t, 2, r.code, r.stdout+r.stderr)
+		require.Equal(t, "adsync: audience upload: --account: account 18ce54d4x: not found, or these credentials cannot reach it\n", r.stderr)
+		require.Empty(t, r.stdout)
+	}
+}

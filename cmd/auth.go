@@ -87,10 +87,10 @@ func (a *app) tokenStore(ctx context.Context) (api.PGUserTokenStore, error) {
 	if a.cfg.SecretKey == "" {
 		return api.PGUserTokenStore{}, api.ErrNoSecretKey
 	}
-	if a.cfg.DatabaseURL == "" {
+	if !a.hasDatabase() {
 		return api.PGUserTokenStore{}, errors.New("no database configured: set ADSYNC_DATABASE_URL or --database-url (user tokens are stored in Postgres)")
 	}
-	pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+	pool, err := a.connect(ctx)
 	if err != nil {
 		return api.PGUserTokenStore{}, err
 	}

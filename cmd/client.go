@@ -14,12 +14,34 @@ import (
 // rate-limit windows and the bearer token are shared through Postgres with
 // every other adsync process; without one they live in this process.
 func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, error) {
+	cfg, err := a.apiConfig(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	client, err := api.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if pool != nil {
+		if err := a.replayDemoAudiences(ctx, pool, client); err != nil {
+			return nil, err
+		}
+	}
+	return client, nil
+}
+
+// apiConfig is the client configuration apiClient builds a client from
+// (doctor builds its own client from it).
+func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, error) {
+	if err := a.fakeForDemo(); err != nil {
+		return api.Config{}, err
+	}
 	c := a.cfg.API
 	if c.URL == "" || c.AdsURL == "" {
-		return nil, errors.New("no service configured: set api.url and api.ads_url (ADSYNC_API_URL, ADSYNC_ADS_URL)")
+		return api.Config{}, errors.New("no service configured: set api.url and api.ads_url (ADSYNC_API_URL, ADSYNC_ADS_URL)")
 	}
 	if c.ConsumerKey == "" || c.ConsumerSecret == "" {
-		return nil, errors.New("no application credentials: set ADSYNC_CONSUMER_KEY and ADSYNC_CONSUMER_SECRET")
+		return api.Config{}, errors.New("no application credentials: set ADSYNC_CONSUMER_KEY and ADSYNC_CONSUMER_SECRET")
 	}
 	cfg := api.Config{
 		APIURL: c.URL, AdsURL: c.AdsURL, SandboxAdsURL: c.SandboxAdsURL,
@@ -29,7 +51,7 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 	}
 	if c.AccessToken != "" || c.AccessSecret != "" {
 		if c.AccessToken == "" || c.AccessSecret == "" {
-			return nil, errors.New("set both ADSYNC_ACCESS_TOKEN and ADSYNC_ACCESS_SECRET, or neither")
+			return api.Config{}, errors.New("set both ADSYNC_ACCESS_TOKEN and ADSYNC_ACCESS_SECRET, or neither")
 		}
 		cfg.UserToken = &api.Token{Token: c.AccessToken, Secret: c.AccessSecret}
 	}
@@ -42,7 +64,7 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 		if cfg.UserToken == nil && a.cfg.SecretKey != "" {
 			tok, err := api.PGUserTokenStore{Pool: pool, SecretKey: a.cfg.SecretKey}.Current(ctx, cfg.Credentials)
 			if err != nil && !errors.Is(err, api.ErrNoStoredToken) {
-				return nil, fmt.Errorf("reading the stored user token: %w", err)
+				return api.Config{}, fmt.Errorf("reading the stored user token: %w", err)
 			}
 			if err == nil {
 				cfg.UserToken = &api.Token{Token: tok.Token, Secret: tok.Secret}
@@ -55,17 +77,17 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 		}
 		cfg.Governor.OnWait = a.metrics.RateLimitWait
 	}
-	return api.NewClient(cfg)
+	return cfg, nil
 }
 
 // clientMaybePooled builds the client over a database pool when a database
 // is configured: the bearer token and rate-limit windows are then shared
 // with every other adsync process through Postgres.
 func (a *app) clientMaybePooled(ctx context.Context) (*api.Client, error) {
-	if a.cfg.DatabaseURL == "" {
+	if !a.hasDatabase() {
 		return a.apiClient(ctx, nil)
 	}
-	pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+	pool, err := a.connect(ctx)
 	if err != nil {
 		return nil, err
 	}

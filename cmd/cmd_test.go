@@ -153,3 +153,23 @@ func TestBadCronSpecIsRejectedAtStartNamingKeyAndSpec(t *testing.T) {
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, `schedules.export: invalid cron spec "61 4 * * *"`)
 }
+
+func TestConfigRefusalsNameKeyAndSource(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("log_level: info\napi:\n  timeout: 30 seconds\n"), 0o600))
+	r := run(t, "config", "show", "--config", file)
+	require.Equal(t, 1, r.code)
+	require.Equal(t, "adsync: config file "+file+`: line 3: api.timeout: invalid duration "30 seconds" (use forms like 90s, 15m, 1h)`+"\n", r.stderr)
+
+	require.NoError(t, os.WriteFile(file, []byte("api:\n  timeout: 0s\n"), 0o600))
+	r = run(t, "config", "show", "--config", file)
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "api.timeout: 0s: must be positive")
+	require.Contains(t, r.stderr, "(file "+file+":2)")
+
+	require.NoError(t, os.WriteFile(file, []byte("export:\n  out: ''\n"), 0o600))
+	r = run(t, "config", "show", "--config", file)
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "export.out: must not be empty")
+}

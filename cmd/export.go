@@ -21,6 +21,9 @@ changed since the table's last successful export are written; --full writes ever
 Files appear only when complete; an interrupted export is completed by the next one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("out") && strings.TrimSpace(out) == "" {
+				return usageError("export: --out must not be empty (the folder to export into)")
+			}
 			if out == "" {
 				out = a.cfg.Export.Out
 			}
@@ -32,7 +35,7 @@ Files appear only when complete; an interrupted export is completed by the next 
 				return usageError("--tables: %v", err)
 			}
 			ctx := cmd.Context()
-			pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+			pool, err := a.connect(ctx)
 			if err != nil {
 				return err
 			}

@@ -32,3 +32,10 @@ func TestExportCommandRejectsAnUnknownTable(t *testing.T) {
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, `unknown table "nope"`)
 }
+
+func TestExportCommandRejectsAnEmptyOut(t *testing.T) {
+	t.Parallel()
+	r := run(t, "export", "--database-url", "postgres://unused@127.0.0.1:1/x", "--out", "")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "--out must not be empty")
+}

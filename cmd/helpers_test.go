@@ -95,6 +95,17 @@ func (b *serviceBundle) client(t *testing.T) *api.Client {
 	return c
 }
 
+// userClient is a library client signing with the application owner's
+// token.
+func (b *serviceBundle) userClient(t *testing.T) *api.Client {
+	t.Helper()
+	o := b.srv.Options()
+	c, err := api.NewClient(api.Config{APIURL: b.srv.APIURL, AdsURL: b.srv.AdsURL, SandboxAdsURL: b.srv.SandboxAdsURL,
+		Credentials: b.creds(), UserToken: &api.Token{Token: o.OwnerToken, Secret: o.OwnerSecret}})
+	require.NoError(t, err)
+	return c
+}
+
 // requireNoSecrets fails if any of the fake's application secrets or the
 // given values appear in out.
 func (b *serviceBundle) requireNoSecrets(t *testing.T, out string, values ...string) {

@@ -64,6 +64,7 @@ func TestPostsFetchWaitPrintsASummary(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `(?m)^requested\s+3\nfound\s+2\nnot found\s+1\nmedia\s+\d+\nusers\s+[1-9]\d*\n`, r.stdout)
 	require.Contains(t, r.stdout, "not found: "+truth.MissingIDs[0]+"\n")
+	require.NotContains(t, r.stderr, "posts: fetched", "the summary is printed once, for people, not as a log line too")
 	b.requireNoSecrets(t, r.stdout+r.stderr)
 	var n int
 	require.NoError(t, b.pool(t).QueryRow(context.Background(), `SELECT count(*) FROM v2_posts`).Scan(&n))

@@ -19,7 +19,7 @@ func (a *app) migrateCommand() *cobra.Command {
 		Short: "Apply River's and adsync's migrations (idempotent; safe to run concurrently)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pool, err := a.connect(cmd.Context(), a.cfg.DatabaseURL)
+			pool, err := a.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -33,8 +33,13 @@ func (a *app) migrateCommand() *cobra.Command {
 	return cmd
 }
 
-// connect opens the database pool and closes it when the command ends.
-func (a *app) connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+// connect opens this command's database (see database) and closes the
+// pool when the command ends.
+func (a *app) connect(ctx context.Context) (*pgxpool.Pool, error) {
+	url, err := a.database(ctx)
+	if err != nil {
+		return nil, err
+	}
 	pool, err := store.Connect(ctx, url, store.ConnectOptions{MaxConns: 4})
 	if err != nil {
 		return nil, err

@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // schedules are the configured cron specs by pipeline.
@@ -34,7 +36,11 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	if a.deps != nil {
 		return a.deps, nil
 	}
-	pool, err := store.Connect(ctx, a.cfg.DatabaseURL, store.ConnectOptions{MaxConns: jobs.PoolSize(a.concurrency())})
+	url, err := a.database(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := store.Connect(ctx, url, store.ConnectOptions{MaxConns: jobs.PoolSize(a.concurrency())})
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +84,15 @@ func (a *app) inserter(deps *jobs.Deps) (*river.Client[pgx.Tx], error) {
 // flight up to timeout, then cancelling them) and the registration.
 func (a *app) startWorking(ctx context.Context, deps *jobs.Deps, schedules bool) (*river.Client[pgx.Tx], func(timeout time.Duration) error, error) {
 	id := jobs.NewClientID()
+	if !schedules && !a.log.Core().Enabled(zapcore.DebugLevel) {
+		// A command working its own jobs prints their summary itself: the
+		// jobs' info lines would only repeat it, as log lines amid the
+		// output meant for people. Warnings and errors still show, and
+		// everything with --log-level debug.
+		quiet := *deps
+		quiet.Log = a.log.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
+		deps = &quiet
+	}
 	opts := jobs.Options{Concurrency: a.concurrency(), Work: true, Slog: logging.Slog(a.log),
 		JobTimeout: time.Duration(a.cfg.Worker.JobTimeout), ClientID: id}
 	if schedules {

@@ -25,7 +25,14 @@ type app struct {
 	log     *zap.Logger
 	metrics *jobs.Metrics // set by the worker, so clients and workers record metrics
 	deps    *jobs.Deps    // opened once by pipeline
-	closed  []func()
+	// demoDB: the database is the demo's local Postgres under .adsync/
+	// (none is configured); fakeStarted: the fake service runs in this
+	// process.
+	demoDB, fakeStarted bool
+	// replayPending: the fake started for the demo's database has yet to
+	// get the audiences earlier commands created (replayDemoAudiences).
+	replayPending bool
+	closed        []func()
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -52,6 +59,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.exportCommand(),
 		a.workerCommand(),
 		a.statusCommand(),
+		a.doctorCommand(),
 		a.authCommand(),
 		a.apiCommand(),
 		a.audienceCommand(),

@@ -1,22 +1,24 @@
 package adsynccmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/adsync/adsync/export"
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/insights"
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 )
 
@@ -62,7 +64,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 		return err
 	}
 	fakeUsed := mode.fakeService
-	pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+	pool, err := a.connect(ctx)
 	if err != nil {
 		return err
 	}
@@ -91,7 +93,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 	if err != nil {
 		return err
 	}
-	if err := a.postsFetchWait(ctx, deps, jobs.PostsFetchArgs{FromAds: true, FromConfig: len(a.cfg.Posts.IDs) > 0}); err != nil {
+	if err := a.postsFetchWait(ctx, deps, jobs.PostsFetchArgs{FromAds: true, FromConfig: len(a.cfg.Posts.IDs) > 0, Trigger: "run"}); err != nil {
 		return err
 	}
 
@@ -106,59 +108,143 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 	}
 
 	fmt.Fprintf(a.stdout, "\nDone in %s.\n", time.Since(start).Round(100*time.Millisecond))
-	fmt.Fprint(a.stdout, `
-What to try next:
-  adsync status                              recent runs, queues, failures
-  adsync run                                 again: the sync is incremental, the same CRM file is skipped
-  adsync export --out out --full             every row again, not only what changed
-  duckdb -c "SELECT entity_status, count(*) FROM (FROM 'out/campaigns/*/*.parquet' QUALIFY _export_run = max(_export_run) OVER (PARTITION BY account_id, id)) GROUP BY 1"
-  adsync worker                              the daemon: nightly schedules, /metrics on 127.0.0.1:9090
-  adsync fixtures serve                      the fake service on its own, to point any client at
-`)
+	globals, note := a.passedGlobals()
+	fmt.Fprint(a.stdout, nextSteps(a.cfg.Export.Out, globals, note, demo))
 	if fakeUsed {
 		fmt.Fprintln(a.stdout, "\nThis pass ran against the fake service. Set ADSYNC_API_URL, ADSYNC_ADS_URL and the credentials (see the README) to use the real one.")
 	}
 	return nil
 }
 
+// nextSteps is what adsync run suggests trying next: commands that run as
+// printed, in a shell in the current directory (their descriptions are
+// shell comments), each ending by itself or on Ctrl-C.
+// globals are the global flags adsync run was given that the commands need
+// too, note a comment to print before them; demo is its --demo.
+func nextSteps(out, globals, note string, demo bool) string {
+	self := selfCommand()
+	var b strings.Builder
+	b.WriteString("\nWhat to try next (from this directory; each line runs as printed):\n")
+	if note != "" {
+		fmt.Fprintf(&b, "  # %s\n", note)
+	}
+	line := func(cmd, what string) {
+		fmt.Fprintf(&b, "  %-48s # %s\n", cmd, what)
+	}
+	again := self + " run" + globals
+	if demo {
+		again += " --demo"
+	}
+	line(self+" status"+globals, "recent runs, queues, failures")
+	line(again, "again: the sync is incremental, the same CRM file is skipped")
+	line(self+" export --out "+shellQuote(out)+" --full"+globals, "every row again, not only what changed")
+	if q := duckdbCommand(out); q != "" {
+		fmt.Fprintf(&b, "  # the current campaigns by status, read from the Parquet files with DuckDB:\n  %s\n", q)
+	}
+	line(self+" worker --http-addr 127.0.0.1:0"+globals, "the daemon: schedules, /healthz, /metrics; Ctrl-C stops it")
+	line(self+" fixtures serve --addr 127.0.0.1:0", "the fake service on its own, to point any client at; Ctrl-C stops it")
+	return b.String()
+}
+
+// passedGlobals is the --config and --database-url adsync was given, as
+// flags to repeat. A database URL holding a password is never printed:
+// note then asks for it in ADSYNC_DATABASE_URL instead.
+func (a *app) passedGlobals() (flags, note string) {
+	if a.configFile != "" {
+		flags += " --config " + shellQuote(a.configFile)
+	}
+	if a.databaseURL != "" {
+		if u, err := url.Parse(a.databaseURL); err == nil && u.User != nil {
+			if _, has := u.User.Password(); has {
+				return flags, "first: export ADSYNC_DATABASE_URL=<the --database-url given to this run> (its password is not printed)"
+			}
+		}
+		flags += " --database-url " + shellQuote(a.databaseURL)
+	}
+	return flags, ""
+}
+
+// duckdbCommand is a command querying the export in out with DuckDB: the
+// Makefile's duckdb target (DuckDB's Node API, installed on first use) in
+// the repository's root, else the DuckDB CLI when installed; empty when
+// neither is at hand.
+func duckdbCommand(out string) string {
+	if strings.ContainsAny(out, "\"'$`\\") {
+		return ""
+	}
+	sql := "SELECT entity_status, count(*) FROM (FROM '" + filepath.ToSlash(filepath.Join(out, "campaigns")) +
+		"/*/*.parquet' QUALIFY _export_run = max(_export_run) OVER (PARTITION BY account_id, id)) GROUP BY 1 ORDER BY 1"
+	if mk, err := os.ReadFile("Makefile"); err == nil && bytes.Contains(mk, []byte("\nduckdb:")) {
+		return `make duckdb SQL="` + sql + `"`
+	}
+	if _, err := exec.LookPath("duckdb"); err == nil {
+		return `duckdb -c "` + sql + `"`
+	}
+	return ""
+}
+
+// selfCommand is how to run this adsync from the current directory: the
+// path it was run by (./bin/adsync from make run), or adsync when it was
+// found on PATH.
+func selfCommand() string {
+	arg0 := os.Args[0]
+	if filepath.Base(arg0) == "adsync" {
+		if !strings.Contains(arg0, "/") {
+			return "adsync"
+		}
+		abs, err := filepath.Abs(arg0)
+		wd, werr := os.Getwd()
+		if err == nil && werr == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				return "./" + filepath.ToSlash(rel)
+			}
+			if p, err := exec.LookPath("adsync"); err == nil && p == abs {
+				return "adsync"
+			}
+			if !strings.HasPrefix(abs, os.TempDir()) { // go run builds in a temporary directory
+				return shellQuote(abs)
+			}
+		}
+	}
+	// Not run by its name (go run, a test binary): the build of make run.
+	if _, err := os.Stat(filepath.Join("bin", "adsync")); err == nil {
+		return "./bin/adsync"
+	}
+	return "adsync"
+}
+
 // demoEnvironment starts what mode asks for: a local Postgres under .adsync/
 // and the fake service in this process.
 func (a *app) demoEnvironment(ctx context.Context, mode runMode) error {
 	if mode.localDatabase {
-		c, err := localpg.Start(ctx, localpg.Options{
-			Dir: filepath.Join(demoDir, "pg"), Persistent: true, Durable: true,
-			Logf: func(f string, args ...any) { a.log.Sugar().Infof(f, args...) },
-		})
-		if err != nil {
-			return fmt.Errorf("starting the local Postgres: %w", err)
+		if !demoDatabaseHere() {
+			fmt.Fprintf(a.stdout, "creating a local Postgres in %s/ (once: it is kept between runs)\n", demoPGDir)
 		}
-		a.onClose(func() {
-			if err := c.Stop(); err != nil {
-				a.log.Sugar().Warnf("stopping the local Postgres: %v", err)
-			}
-		})
-		a.cfg.DatabaseURL = c.URL("postgres")
-		fmt.Fprintf(a.stdout, "local Postgres: %s (data kept in %s)\n", a.cfg.DatabaseURL, c.Dir())
+		c, err := a.startLocalPostgres(ctx, nil)
+		if err != nil {
+			return err
+		}
+		how := "started for this run and stopped when it ends; commands run in this directory start it again"
+		if !c.StartedHere() {
+			how = "already running"
+		}
+		fmt.Fprintf(a.stdout, "local Postgres: %s/ (%s)\n", demoPGDir, how)
 	}
 	if !mode.fakeService {
 		return nil
 	}
-	opts := fixtures.DefaultOptions()
-	srv := fixtures.New(opts)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	apiURL, adsURL, err := a.startFake()
 	if err != nil {
-		return fmt.Errorf("starting the fake service: %w", err)
+		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	a.onClose(func() { _ = hs.Close() })
-	apiURL, adsURL, sandboxURL := srv.URLs("http://" + ln.Addr().String())
-	a.cfg.API.URL, a.cfg.API.AdsURL, a.cfg.API.SandboxAdsURL = apiURL, adsURL, sandboxURL
-	a.cfg.API.ConsumerKey, a.cfg.API.ConsumerSecret = opts.ConsumerKey, opts.ConsumerSecret
-	a.cfg.API.AccessToken, a.cfg.API.AccessSecret = opts.OwnerToken, opts.OwnerSecret
+	opts := fixtures.DefaultOptions()
 	fmt.Fprintf(a.stdout, "fake service: %s (ads %s), %d accounts generated from seed %d\n", apiURL, adsURL, opts.Accounts, opts.Seed)
 	return nil
 }
+
+// sampleCRMPath is the sample CRM file in the repository, uploaded by the
+// demo when run from the repository's root.
+var sampleCRMPath = filepath.Join("fixtures", "sample", "crm.csv")
 
 // demoUpload uploads the sample CRM file to the demo audience of the first
 // synced account, creating the audience the first time.
@@ -179,32 +265,60 @@ func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
 		return errors.New("no synced account to upload to")
 	}
 	account := live[0]
-	f, err := os.CreateTemp("", "adsync-sample-crm-*.csv")
+	file, name, err := a.sampleCRM()
 	if err != nil {
 		return err
 	}
-	file := f.Name()
-	a.onClose(func() { _ = os.Remove(file) })
-	if _, err := f.Write(fixtures.SampleCRM); err != nil {
-		_ = f.Close()
+	uf := &uploadFlags{account: account, in: file, display: name, op: audience.OperationUpdate, mode: audience.ModeAdd, wait: true,
+		hf: defaultHashFlags()}
+	// The fake is generated afresh for every run: an audience an earlier run
+	// created is created again, under the same id, and named as the earlier
+	// run's.
+	var earlier *string
+	err = deps.Pool.QueryRow(ctx, `SELECT audience_id FROM audience_creates WHERE account_id = $1 AND name = $2`,
+		account, demoAudience).Scan(&earlier)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	uf := &uploadFlags{account: account, in: file, op: audience.OperationUpdate, mode: audience.ModeAdd, wait: true}
-	id, err := audience.CreateAudience(ctx, deps.API, account, demoAudience)
+	o := audience.PlanOptions{AccountID: account, Path: file, Operation: uf.op, Mode: uf.mode}
+	id, _, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, demoAudience, o)
 	var dup *audience.DuplicateNameError
 	switch {
 	case errors.As(err, &dup) && dup.ExistingID != "":
 		id = dup.ExistingID
+		fmt.Fprintf(a.stdout, "custom audience %s (%q) in account %s\n", id, demoAudience, account)
 	case err != nil:
 		return err
+	case earlier != nil && *earlier == id:
+		fmt.Fprintf(a.stdout, "custom audience %s (%q) in account %s, created by an earlier run\n", id, demoAudience, account)
 	default:
 		fmt.Fprintf(a.stdout, "created custom audience %s (%q) in account %s\n", id, demoAudience, account)
 	}
 	uf.audienceID = id
 	return a.audienceUpload(ctx, uf)
+}
+
+// sampleCRM returns the sample CRM file to upload and the name to show for
+// it: the repository's fixtures/sample/crm.csv when run from the
+// repository's root, else a temporary copy of the one built in.
+func (a *app) sampleCRM() (file, name string, err error) {
+	if st, err := os.Stat(sampleCRMPath); err == nil && st.Mode().IsRegular() {
+		return sampleCRMPath, sampleCRMPath, nil
+	}
+	f, err := os.CreateTemp("", "adsync-sample-crm-*.csv")
+	if err != nil {
+		return "", "", err
+	}
+	file = f.Name()
+	a.onClose(func() { _ = os.Remove(file) })
+	if _, err := f.Write(fixtures.SampleCRM); err != nil {
+		_ = f.Close()
+		return "", "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", "", err
+	}
+	return file, "the sample CRM file (" + filepath.ToSlash(sampleCRMPath) + ", built in)", nil
 }
 
 // demoInsights looks up the configured keyword sets (or a demo set) over

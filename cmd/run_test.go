@@ -42,6 +42,8 @@ func TestRunWithDemoCompletesAPipelinePassEndToEndAgainstTheFakeInAConfiguredDat
 	r = run(t, "run", "--demo", "--database-url", db, "--config", conf)
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.Regexp(t, `campaigns\s+75\s+0\s+0\s+75\s+0\s+0`, r.stdout, "unchanged records are neither updated nor counted as deleted again")
-	require.Contains(t, r.stdout, "skipped:")
+	require.Contains(t, r.stdout, "skipped: the sample CRM file (fixtures/sample/crm.csv, built in) was already uploaded",
+		"the skip names the sample, not its temporary copy")
+	require.NotContains(t, r.stdout, "created custom audience", "the audience of the first pass is not created again")
 	require.NotContains(t, r.stdout+r.stderr, "fake-consumer-secret")
 }

@@ -16,11 +16,14 @@ func (a *app) statusCommand() *cobra.Command {
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show recent runs with counts and outcomes, queue depth by state, and failed jobs",
+		Short: "Show recent runs with counts and outcomes, queue depth by state, and failed, cancelled and discarded jobs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 {
+				return usageError("status: --limit %d: must be at least 1", limit)
+			}
 			ctx := cmd.Context()
-			pool, err := a.connect(ctx, a.cfg.DatabaseURL)
+			pool, err := a.connect(ctx)
 			if err != nil {
 				return err
 			}
@@ -34,7 +37,7 @@ func (a *app) statusCommand() *cobra.Command {
 			return printStatus(a, st)
 		},
 	}
-	cmd.Flags().IntVar(&limit, "limit", 10, "how many recent runs and failed jobs to show")
+	cmd.Flags().IntVar(&limit, "limit", 10, "how many recent runs and failed, cancelled or discarded jobs to show (at least 1)")
 	return cmd
 }
 
@@ -64,11 +67,15 @@ func printStatus(a *app, st *store.Status) error {
 	if len(st.Queues) == 0 {
 		fmt.Fprintln(w, "(empty)")
 	}
-	fmt.Fprintln(w, "\nFAILED JOBS")
+	fmt.Fprintln(w, "\nFAILED JOBS (retryable, cancelled, discarded)")
 	fmt.Fprintln(w, "ID\tKIND\tQUEUE\tSTATE\tATTEMPT\tAT\tLAST ERROR")
 	for _, f := range st.Failed {
+		last := oneLine(f.LastError)
+		if last == "" {
+			last = "(no error recorded)"
+		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", f.ID, f.Kind, f.Queue, f.State, f.Attempt, f.MaxAttempts,
-			f.At.UTC().Format("2006-01-02 15:04:05Z"), oneLine(f.LastError))
+			f.At.UTC().Format("2006-01-02 15:04:05Z"), last)
 	}
 	if len(st.Failed) == 0 {
 		fmt.Fprintln(w, "(none)")

@@ -67,6 +67,9 @@ func (a *app) sync(ctx context.Context, args jobs.SyncRunArgs, wait bool) error 
 	if err != nil {
 		return err
 	}
+	if err := a.checkAccounts(ctx, deps, "--accounts", args.AccountIDs); err != nil {
+		return err
+	}
 	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err
@@ -95,7 +98,7 @@ func (a *app) sync(ctx context.Context, args jobs.SyncRunArgs, wait bool) error 
 	}
 	printSummary(a.stdout, run)
 	if run.Outcome != "succeeded" {
-		return &exitCodeError{code: 1, err: fmt.Errorf("sync run %d %s: %s", id, run.Outcome, run.Error)}
+		return runFailure(ctx, deps, run)
 	}
 	return nil
 }

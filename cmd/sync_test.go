@@ -2,11 +2,18 @@ package adsynccmd
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,16 +37,75 @@ func TestSyncWaitPrintsASummaryAndSucceeds(t *testing.T) {
 	require.Equal(t, m[1], m[2], "every fetched campaign is unchanged")
 }
 
-func TestSyncWaitExitsNonZeroWhenAUnitFails(t *testing.T) {
+func TestSyncRefusesUnknownAccountsWithOneLineEach(t *testing.T) {
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})
-	// An account the user cannot reach answers 404 on every call: that unit
-	// fails for good, the run is failed, the exit status 1.
-	r := b.run(t, "sync", "--wait", "--accounts", "nosuchaccount", "--entities", "campaigns")
+	var known string
+	for page, err := range api.Pages[struct {
+		ID string `json:"id"`
+	}](context.Background(), b.userClient(t), api.ListRequest{Base: api.BaseAds, Path: "/12/accounts", Endpoint: "GET /12/accounts"}) {
+		require.NoError(t, err)
+		known = page.Items[0].ID
+		break
+	}
+	r := b.run(t, "sync", "--wait", "--accounts", "18ce54d4x,"+known+",nosuchaccount,18ce54d4x", "--entities", "campaigns")
+	require.Equal(t, 2, r.code, r.stdout+r.stderr)
+	require.Equal(t, "adsync: --accounts: 2 of 3 accounts are not in the account list of these credentials (adsync api GET /12/accounts lists it):\n"+
+		"account 18ce54d4x: not found, or these credentials cannot reach it\n"+
+		"account nosuchaccount: not found, or these credentials cannot reach it\n", r.stderr)
+	require.Empty(t, r.stdout)
+	var runs int
+	require.NoError(t, b.pool(t).QueryRow(context.Background(), `SELECT count(*) FROM sync_runs`).Scan(&runs))
+	require.Zero(t, runs, "nothing was queued")
+	b.requireNoSecrets(t, r.stdout+r.stderr)
+}
+
+func TestSyncGoesAheadWhenTheAccountListCannotBeReadAndSaysOnceOfAnUnreachableAccount(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	// The check's request fails on every attempt; the run's own accounts
+	// listing then passes.
+	b.srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts", Kind: fixtures.FaultReset, Times: 5})
+	r := b.run(t, "sync", "--wait", "--accounts", "nosuchaccount")
 	require.Equal(t, 1, r.code, r.stdout)
 	require.Regexp(t, `(?m)^\s*campaigns\s+0\s+0\s+0\s+0\s+0\s+1\s*$`, r.stdout)
-	require.Contains(t, r.stderr, "nosuchaccount")
-	require.NotContains(t, r.stdout+r.stderr, b.srv.Options().OwnerSecret)
+	require.Regexp(t, `^adsync: could not check --accounts against the account list \(.*\); going ahead\n`+
+		`adsync: sync run \d+ partial: \d+ units failed:\n`+
+		`account nosuchaccount: not found, or these credentials cannot reach it \(\d+ units failed\)\n$`, r.stderr)
+	require.Less(t, len(r.stderr), 400, "one line per account, not one per entity")
+	b.requireNoSecrets(t, r.stdout+r.stderr)
+}
+
+func TestAFailedSyncRunSaysOnceOfEachUnreachableAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := localpg.NewDatabase(t)
+	r := run(t, "migrate", "--database-url", db)
+	require.Equal(t, 0, r.code, r.stderr)
+	pool, err := store.Connect(ctx, db, store.ConnectOptions{MaxConns: 2})
+	require.NoError(t, err)
+	defer pool.Close()
+	id, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	var units strings.Builder
+	for _, e := range ads.Names() {
+		fmt.Fprintf(&units, "(%d, 'nosuchaccount', '%s', 'failed', '%s account nosuchaccount: GET /12/accounts/{account_id}/%s: HTTP 404: NOT_FOUND: Account nosuchaccount not found'),", id, e, e, e)
+	}
+	_, err = pool.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, error) VALUES `+units.String()+
+		fmt.Sprintf(`(%d, '', 'content_categories', 'failed', 'content_categories: GET /12/content_categories: HTTP 500: access_token=leaked'),
+		(%d, '', 'iab_categories', 'succeeded', NULL)`, id, id))
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE sync_runs SET outcome = 'partial' WHERE id = $1`, id)
+	require.NoError(t, err)
+	run, err := store.GetRun(ctx, pool, id)
+	require.NoError(t, err)
+
+	err = runFailure(ctx, &jobs.Deps{Pool: pool}, run)
+	require.Error(t, err)
+	msg := err.Error()
+	require.Equal(t, fmt.Sprintf("sync run %d partial: %d units failed:\n", id, len(ads.Names())+1)+
+		fmt.Sprintf("account nosuchaccount: not found, or these credentials cannot reach it (%d units failed)\n", len(ads.Names()))+
+		"content_categories: GET /12/content_categories: HTTP 500: access_token=[redacted]", msg)
 }
 
 func TestSyncWithoutWaitQueuesTheRunAndPrintsItsID(t *testing.T) {

@@ -2,8 +2,8 @@ package hashing
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -76,30 +76,40 @@ func (n *Normalizer) Normalize(t Type, raw string) (string, error) {
 // (never hashed), or the lowercased value when it already is a hash and
 // PassThroughHashed is set. skipped is true for an empty value.
 func (n *Normalizer) Hash(t Type, raw string) (hash string, skipped bool, err error) {
+	// A stack buffer keeps the hot path to a single allocation: the
+	// returned string.
+	var buf [sha256.Size * 2]byte
+	b, skipped, err := n.AppendHash(buf[:0], t, raw)
+	if err != nil || skipped {
+		return "", skipped, err
+	}
+	return string(b), false, nil
+}
+
+// AppendHash is Hash appending the value to dst instead of returning a
+// string: dst grows by the value, or is returned as it was when raw is
+// skipped or invalid. raw is never retained.
+func (n *Normalizer) AppendHash(dst []byte, t Type, raw string) (out []byte, skipped bool, err error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
 		if t.index() < 0 {
-			return "", false, fmt.Errorf("unknown identifier type %q", t)
+			return dst, false, fmt.Errorf("unknown identifier type %q", t)
 		}
-		return "", true, nil
+		return dst, true, nil
 	}
 	if t == TypePartnerUserID {
-		return s, false, nil
+		return append(dst, s...), false, nil
 	}
 	if n.opts.PassThroughHashed && isHex64(s) {
-		return lowerASCII(s), false, nil
+		return appendLowerASCII(dst, s), false, nil
 	}
-	// A stack buffer and a stack hex array keep the hot path to a single
-	// allocation: the returned string.
 	var buf [128]byte
 	b, err := n.appendNormalized(buf[:0], t, s)
 	if err != nil {
-		return "", false, err
+		return dst, false, err
 	}
 	sum := sha256.Sum256(b)
-	var out [sha256.Size * 2]byte
-	hex.Encode(out[:], sum[:])
-	return string(out[:]), false, nil
+	return appendHex(dst, sum[:]), false, nil
 }
 
 // appendNormalized appends the normalized form of s (trimmed, not empty, not
@@ -126,6 +136,54 @@ func (n *Normalizer) appendNormalized(dst []byte, t Type, s string) ([]byte, err
 // also reject what can never match an account: no '@', an empty local part,
 // a domain without a dot, or whitespace inside.
 func appendEmail(dst []byte, s string) ([]byte, error) {
+	if out, ok := appendPlainEmail(dst, s); ok {
+		return out, nil
+	}
+	return appendEmailChecked(dst, s)
+}
+
+// appendPlainEmail is appendEmail's one pass for the common address: ASCII
+// without whitespace or control characters, one '@' after a non-empty
+// local part, and a dotted domain (a '.' neither first nor last, no "..").
+// It appends the lowercased address and reports true only when
+// appendEmailChecked would append exactly that; anything else (every error
+// among it) is left to appendEmailChecked.
+func appendPlainEmail(dst []byte, s string) ([]byte, bool) {
+	l := len(dst)
+	dst = append(dst, s...)
+	b := dst[l:]
+	at, dot := -1, -1
+	var prev byte
+	for i, c := range b {
+		switch {
+		case c <= ' ' || c >= 0x7f:
+			return dst[:l], false
+		case c >= 'A' && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		case c == '@':
+			if at >= 0 {
+				return dst[:l], false
+			}
+			at = i
+		case c == '.' && at >= 0:
+			if dot < 0 {
+				dot = i
+			}
+			if prev == '.' {
+				return dst[:l], false
+			}
+		}
+		prev = c
+	}
+	if at <= 0 || dot <= at+1 || prev == '.' {
+		return dst[:l], false
+	}
+	return dst, true
+}
+
+// appendEmailChecked is appendEmail for any input, naming the first rule
+// the address breaks.
+func appendEmailChecked(dst []byte, s string) ([]byte, error) {
 	at := strings.IndexByte(s, '@')
 	switch {
 	case at < 0:
@@ -384,12 +442,34 @@ func isHex64(s string) bool {
 
 // appendLowerASCII appends s with ASCII letters lowercased.
 func appendLowerASCII(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	l := len(dst)
+	dst = append(dst, s...)
+	b := dst[l:]
+	for i, c := range b {
 		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+			b[i] = c + 'a' - 'A'
 		}
-		dst = append(dst, c)
+	}
+	return dst
+}
+
+// hexPairs holds the two lowercase hex digits of every byte.
+var hexPairs = func() (t [512]byte) {
+	const digits = "0123456789abcdef"
+	for i := range 256 {
+		t[2*i], t[2*i+1] = digits[i>>4], digits[i&0xf]
+	}
+	return t
+}()
+
+// appendHex appends the lowercase hex of b to dst (encoding/hex's output,
+// a byte pair at a time).
+func appendHex(dst, b []byte) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 2*len(b))[:l+2*len(b)]
+	out := dst[l:]
+	for i, c := range b {
+		out[2*i], out[2*i+1] = hexPairs[2*int(c)], hexPairs[2*int(c)+1]
 	}
 	return dst
 }

@@ -16,6 +16,7 @@ import (
 // invalid rows go to report. HashRecords stops at the first error of r that
 // is not a *RowError, or of emit.
 func HashRecords(r RecordReader, n *Normalizer, emit func(HashedUser) error, report *Report) error {
+	defer report.foldValid()
 	var res rowResult
 	for {
 		rec, err := r.Next()
@@ -50,6 +51,7 @@ type rowResult struct {
 func (res *rowResult) hash(n *Normalizer, line int, values func(i int) []string) {
 	u := &res.user
 	u.Line = line
+	u.json = nil
 	res.reasons.Reset()
 	res.badTypes = [numTypes]int{}
 	for i, t := range types {
@@ -99,7 +101,7 @@ func (res *rowResult) apply(report *Report, emit func(HashedUser) error) error {
 	}
 	for i, v := range res.user.values {
 		if len(v) > 0 {
-			report.count(&report.Valid, types[i], len(v))
+			report.valid[i] += len(v)
 		}
 	}
 	report.RowsEmitted++

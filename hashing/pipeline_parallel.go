@@ -72,9 +72,14 @@ func (c *chunk) work(n *Normalizer) {
 // over workers goroutines (at least one). Output, order and report are the
 // same as HashRecords'; emit and report are only touched by the calling
 // goroutine. Memory stays bounded: at most a few chunks of rows per worker
-// are in flight.
+// are in flight. From a *CSVReader only the framing of lines stays on one
+// goroutine: the workers parse the lines too (see hashCSVParallel).
 func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(HashedUser) error, report *Report) error {
 	workers = max(workers, 1)
+	defer report.foldValid()
+	if c, ok := r.(*CSVReader); ok {
+		return hashCSVParallel(c, n, workers, emit, report)
+	}
 	inFlight := 2 * workers
 	free := make(chan *chunk, inFlight)
 	for range inFlight {
@@ -131,6 +136,7 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 				select {
 				case todo <- c:
 				case <-stop:
+					close(c.done) // no worker has it: the emitter must not wait
 					return
 				}
 			}
@@ -142,12 +148,11 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 
 	var emitErr error
 	for c := range ordered {
-		select {
-		case <-c.done:
-		case <-stop:
-		}
+		// Wait for the chunk even after an error: it goes back to free,
+		// where the reader may take it again, so no worker may still use it.
+		<-c.done
 		if emitErr == nil {
-			emitErr = applyChunk(c, report, emit)
+			emitErr = applyRows(c.lines, c.rowErrs, c.results, report, emit)
 			if emitErr != nil {
 				close(stop)
 			}
@@ -161,14 +166,16 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 	return readErr
 }
 
-func applyChunk(c *chunk, report *Report, emit func(HashedUser) error) error {
-	for i, line := range c.lines {
-		if e := c.rowErrs[i]; e != nil {
+// applyRows counts and emits the rows of a chunk in order: a row error
+// where there is one, else the row's result.
+func applyRows(lines []int, rowErrs []*RowError, results []rowResult, report *Report, emit func(HashedUser) error) error {
+	for i, line := range lines {
+		if e := rowErrs[i]; e != nil {
 			report.RowsRead++
 			report.addInvalid(line, e.Reason)
 			continue
 		}
-		if err := c.results[i].apply(report, emit); err != nil {
+		if err := results[i].apply(report, emit); err != nil {
 			return err
 		}
 	}

@@ -15,10 +15,11 @@ import (
 // and parses one line at a time with encoding/csv, so a bad row is reported
 // with its exact line and reading resumes on the next line. Quoted fields
 // spanning lines are therefore rejected; identifiers never contain newlines.
+// Fields are separated by ReaderOptions.Delimiter (a comma by default).
 type CSVReader struct {
 	lines *lineReader
-	feed  lineFeed
-	cr    *csv.Reader
+	p     *csvLineParser
+	comma rune
 	cols  []int // identifier type index per column, -1 for an ignored column
 	rec   Record
 }
@@ -27,15 +28,22 @@ type CSVReader struct {
 // fails on a header with an unknown column (unless opts.IgnoreUnknown) or
 // without any identifier column.
 func NewCSVReader(r io.Reader, opts ReaderOptions) (*CSVReader, error) {
-	c := &CSVReader{lines: newLineReader(r, opts.MaxLineBytes), rec: Record{Values: map[Type][]string{}}}
-	c.cr = csv.NewReader(&c.feed)
-	c.cr.FieldsPerRecord = -1 // counts are checked per row, to report and go on
-	c.cr.ReuseRecord = true
+	comma := opts.Delimiter
+	if comma == 0 {
+		comma = ','
+	}
+	if err := checkDelimiter(comma); err != nil {
+		return nil, err
+	}
+	c := &CSVReader{lines: newLineReader(r, opts.MaxLineBytes), p: newCSVLineParser(comma), comma: comma, rec: Record{Values: map[Type][]string{}}}
 	header, line, err := c.header()
 	if err != nil {
 		return nil, err
 	}
 	res := newResolver(opts)
+	if err := delimiterHint(header, line, comma, res); err != nil {
+		return nil, err
+	}
 	identifiers := 0
 	for i, name := range header {
 		if i == 0 {
@@ -74,7 +82,7 @@ func (c *CSVReader) header() ([]string, int, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		fields, reason := c.parse(b)
+		fields, reason := c.p.parse(b)
 		if reason != "" {
 			return nil, num, fmt.Errorf("csv header (line %d): %s", num, reason)
 		}
@@ -95,12 +103,12 @@ func (c *CSVReader) Next() (Record, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		fields, reason := c.parse(b)
+		fields, reason := c.p.parse(b)
 		if reason != "" {
 			return Record{}, &RowError{Line: num, Reason: reason}
 		}
 		if len(fields) != len(c.cols) {
-			return Record{}, &RowError{Line: num, Reason: fmt.Sprintf("%d fields, the header has %d", len(fields), len(c.cols))}
+			return Record{}, &RowError{Line: num, Reason: fieldCountReason(len(fields), len(c.cols))}
 		}
 		resetValues(c.rec.Values)
 		c.rec.Line = num
@@ -113,17 +121,38 @@ func (c *CSVReader) Next() (Record, error) {
 	}
 }
 
-// parse splits one line into fields, or says why it cannot.
-func (c *CSVReader) parse(b []byte) ([]string, string) {
+func fieldCountReason(got, want int) string {
+	return fmt.Sprintf("%d fields, the header has %d", got, want)
+}
+
+// csvLineParser parses one physical line at a time with encoding/csv: one
+// csv.Reader and its buffers serve every row.
+type csvLineParser struct {
+	feed lineFeed
+	cr   *csv.Reader
+}
+
+func newCSVLineParser(comma rune) *csvLineParser {
+	p := &csvLineParser{}
+	p.cr = csv.NewReader(&p.feed)
+	p.cr.Comma = comma
+	p.cr.FieldsPerRecord = -1 // counts are checked per row, to report and go on
+	p.cr.ReuseRecord = true
+	return p
+}
+
+// parse splits one line into fields, or says why it cannot. The fields are
+// valid until the next call.
+func (p *csvLineParser) parse(b []byte) ([]string, string) {
 	if !utf8.Valid(b) {
 		return nil, fmt.Sprintf("invalid UTF-8 at byte %d", invalidUTF8At(b)+1)
 	}
-	c.feed.set(b)
-	fields, err := c.cr.Read()
+	p.feed.set(b)
+	fields, err := p.cr.Read()
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			if errors.Is(pe.Err, csv.ErrQuote) && c.feed.exhausted() {
+			if errors.Is(pe.Err, csv.ErrQuote) && p.feed.exhausted() {
 				return nil, fmt.Sprintf("unclosed quote (column %d): quoted fields cannot span lines", pe.Column)
 			}
 			return nil, fmt.Sprintf("stray quote at column %d: %v", pe.Column, pe.Err)
@@ -169,4 +198,66 @@ func (f *lineFeed) Read(p []byte) (int, error) {
 	n := copy(p, f.data[f.off:])
 	f.off += n
 	return n, nil
+}
+
+// ParseDelimiter reads a --delimiter value: one character, or "tab" or
+// "\t" for a tab.
+func ParseDelimiter(s string) (rune, error) {
+	switch strings.ToLower(s) {
+	case "tab", `\t`:
+		return '\t', nil
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	if s == "" || size != len(s) {
+		return 0, fmt.Errorf("delimiter %q: want one character (or tab)", s)
+	}
+	if err := checkDelimiter(r); err != nil {
+		return 0, err
+	}
+	return r, nil
+}
+
+func checkDelimiter(r rune) error {
+	if r == '"' || r == '\r' || r == '\n' || r == utf8.RuneError || !utf8.ValidRune(r) {
+		return fmt.Errorf("delimiter %q: cannot be a quote, a line break or an invalid character", r)
+	}
+	return nil
+}
+
+// delimiterNames are the delimiters a hint may suggest, by name.
+var delimiterNames = []struct {
+	r    rune
+	name string
+	flag string
+}{{',', "comma", ","}, {';', "semicolon", ";"}, {'\t', "tab", "tab"}, {'|', "pipe", "|"}}
+
+// delimiterHint explains a header read as one column that names no
+// identifier type but holds another delimiter: the file most likely uses
+// that delimiter.
+func delimiterHint(header []string, line int, comma rune, res resolver) error {
+	if len(header) != 1 {
+		return nil
+	}
+	name := strings.TrimPrefix(header[0], "\ufeff")
+	if t, ok := res.resolve(name); ok && t.index() >= 0 {
+		return nil
+	}
+	best, most := -1, 0
+	for i, d := range delimiterNames {
+		if d.r == comma {
+			continue
+		}
+		if n := strings.Count(name, string(d.r)); n > most {
+			best, most = i, n
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	d := delimiterNames[best]
+	flag := "'" + d.flag + "'"
+	if d.r == '\t' {
+		flag = d.flag
+	}
+	return fmt.Errorf("line %d: the header has one column %q; the file looks %s-delimited: use --delimiter %s", line, name, d.name, flag)
 }

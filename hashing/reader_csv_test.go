@@ -85,3 +85,52 @@ func TestCSVReaderRejectsLineOverLimitAndResumes(t *testing.T) {
 		{Line: 4, Values: map[hashing.Type][]string{hashing.TypeEmail: {strings.Repeat("y", 64)}}},
 	}, rows)
 }
+
+func TestCSVReaderHintsAtTheDelimiterOfAOneColumnHeader(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in    string
+		delim rune
+		want  string
+	}{
+		{"email;phone\na@b.co;1\n", 0, `line 1: the header has one column "email;phone"; the file looks semicolon-delimited: use --delimiter ';'`},
+		{"\n\ufeffemail\tphone\n", 0, `line 2: the header has one column "email\tphone"; the file looks tab-delimited: use --delimiter tab`},
+		{"email|phone|x;y\n", 0, `line 1: the header has one column "email|phone|x;y"; the file looks pipe-delimited: use --delimiter '|'`},
+		{"email,phone\n", ';', `line 1: the header has one column "email,phone"; the file looks comma-delimited: use --delimiter ','`},
+	} {
+		_, err := hashing.NewCSVReader(strings.NewReader(tt.in), hashing.ReaderOptions{Delimiter: tt.delim, IgnoreUnknown: true})
+		require.EqualError(t, err, tt.want)
+	}
+	// A real one-column file, or a name without another delimiter, gets no hint.
+	rows := csvRows(t, "email\na;b@c.co\n", hashing.ReaderOptions{})
+	require.Equal(t, []string{"a;b@c.co"}, rows[0].Values[hashing.TypeEmail])
+	_, err := hashing.NewCSVReader(strings.NewReader("mail\n"), hashing.ReaderOptions{})
+	require.ErrorContains(t, err, `unknown column "mail"`)
+}
+
+func TestCSVReaderReadsOtherDelimiters(t *testing.T) {
+	t.Parallel()
+	for _, d := range []rune{';', '\t', '|', '§'} {
+		in := strings.ReplaceAll("email,phone\na@b.co,1\n\"c,d@e.co\",\"2\"\n", ",", string(d))
+		rows := csvRows(t, in, hashing.ReaderOptions{Delimiter: d})
+		require.Equal(t, []row{
+			{Line: 2, Values: map[hashing.Type][]string{hashing.TypeEmail: {"a@b.co"}, hashing.TypePhoneNumber: {"1"}}},
+			{Line: 3, Values: map[hashing.Type][]string{hashing.TypeEmail: {strings.ReplaceAll("c,d@e.co", ",", string(d))}, hashing.TypePhoneNumber: {"2"}}},
+		}, rows, "%q", d)
+	}
+}
+
+func TestParseDelimiter(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]rune{",": ',', ";": ';', "tab": '\t', "TAB": '\t', `\t`: '\t', "\t": '\t', "|": '|', "§": '§'} {
+		got, err := hashing.ParseDelimiter(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", ";;", `"`, "\n", "\r", "\xff", "ab"} {
+		_, err := hashing.ParseDelimiter(in)
+		require.Error(t, err, "%q", in)
+	}
+	_, err := hashing.NewCSVReader(strings.NewReader("email\n"), hashing.ReaderOptions{Delimiter: '"'})
+	require.Error(t, err)
+}

@@ -30,6 +30,9 @@ type ReaderOptions struct {
 	// MaxLineBytes is the longest line accepted; longer lines are row errors
 	// and are never held in memory. Zero means DefaultMaxLineBytes.
 	MaxLineBytes int
+	// Delimiter separates CSV fields; zero means ','. It cannot be a quote,
+	// a line break or an invalid rune (see ParseDelimiter).
+	Delimiter rune
 }
 
 // DefaultAliases are the column names understood without configuration, with

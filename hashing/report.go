@@ -56,6 +56,20 @@ type Report struct {
 	// MaxInvalidListed caps InvalidRows; zero means DefaultMaxInvalidListed,
 	// a negative value lists none.
 	MaxInvalidListed int
+
+	// valid counts into Valid without a map update per row; foldValid
+	// moves it there when a pipeline returns.
+	valid [numTypes]int
+}
+
+// foldValid adds the counts kept in r.valid to r.Valid.
+func (r *Report) foldValid() {
+	for i, n := range r.valid {
+		if n > 0 {
+			r.count(&r.Valid, types[i], n)
+		}
+	}
+	r.valid = [numTypes]int{}
 }
 
 func (r *Report) addInvalid(line int, reason string) {

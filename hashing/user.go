@@ -6,6 +6,7 @@ package hashing
 type HashedUser struct {
 	Line   int
 	values [numTypes][]string
+	json   []byte // the user object when a worker wrote it already
 }
 
 // Values returns the hashes of type t.
@@ -32,6 +33,13 @@ func (u HashedUser) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil), ni
 // AppendJSON appends u's user object to dst, like MarshalJSON without an
 // allocation per user.
 func (u *HashedUser) AppendJSON(dst []byte) []byte {
+	if u.json != nil {
+		return append(dst, u.json...)
+	}
+	return u.appendJSON(dst)
+}
+
+func (u *HashedUser) appendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	first := true
 	for i, vals := range u.values {

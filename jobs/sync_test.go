@@ -107,7 +107,7 @@ var truthKinds = map[string][]string{
 	"cards": {"cards"}, "cards_poll": {"cards_poll"}, "cards_image_conversation": {"cards_image_conversation"},
 	"cards_video_conversation": {"cards_video_conversation"}, "account_media": {"account_media"},
 	"media_creatives": {"media_creatives"}, "promoted_accounts": {"promoted_accounts"},
-	"promoted_posts": {"promoted_posts"}, "tracking_tags": {"tracking_tags"},
+	"promoted_posts": {"promoted_posts"}, "tracking_tags": {"tracking_tags"}, "account_apps": {"account_apps"},
 	"posts":            {"posts_draft", "posts_published", "posts_scheduled"},
 	"custom_audiences": {"custom_audiences"}, "tailored_audience_permissions": {"tailored_audience_permissions"},
 }

@@ -44,11 +44,16 @@ func (e *Entity) CreateTableSQL() string {
 	return b.String()
 }
 
-// SchemaSQL is the DDL of every entity table, in registry order.
+// SchemaSQL is the DDL of every entity table of 0003_ads.sql's generated
+// part, in registry order (entities with a Migration of their own are in
+// that migration).
 func SchemaSQL() string {
 	var b strings.Builder
-	for i, e := range registry {
-		if i > 0 {
+	for _, e := range registry {
+		if e.Migration != 0 {
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString(e.CreateTableSQL())

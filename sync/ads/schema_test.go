@@ -2,7 +2,9 @@ package ads
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,4 +28,21 @@ func TestMigrationHoldsTheRegistrysTables(t *testing.T) {
 		return
 	}
 	require.Equal(t, want, string(b), "run go test ./sync/ads -run TestMigration -update")
+}
+
+func TestLaterEntitiesTablesAreInTheirOwnMigration(t *testing.T) {
+	n := 0
+	for _, e := range registry {
+		if e.Migration == 0 {
+			continue
+		}
+		n++
+		files, err := filepath.Glob(fmt.Sprintf("../../migrations/sql/%04d_*.sql", e.Migration))
+		require.NoError(t, err)
+		require.Len(t, files, 1, "migration %d of %s", e.Migration, e.Name)
+		b, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		require.Contains(t, string(b), e.CreateTableSQL(), "%s holds %s's table as the registry declares it", files[0], e.Name)
+	}
+	require.Positive(t, n)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/fixtures/measure"
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/jobs"
@@ -66,6 +67,120 @@ func BenchmarkFileToBatches(b *testing.B) {
 	}
 	b.Run("baseline=users", func(b *testing.B) { run(b, false) })
 	b.Run("batches", func(b *testing.B) { run(b, true) })
+}
+
+// crmFiles writes the two files of BenchmarkCRMFileToBatches once per
+// process: an email-only export and a mixed one.
+func crmFiles(b *testing.B) (email, mixed string, emailRows, mixedRows int) {
+	emailRows, mixedRows = 2_000_000, 200_000
+	if s := os.Getenv("ADSYNC_CRM_ROWS"); s != "" {
+		emailRows, _ = strconv.Atoi(s)
+		mixedRows = emailRows / 10
+	}
+	dir := b.TempDir()
+	write := func(name, header string, rows int, row func(w *bufio.Writer, i int)) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		w.WriteString(header + "\n")
+		for i := range rows {
+			row(w, i)
+		}
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		return path
+	}
+	// As CRMs export them: mixed case, some padding.
+	email = write("emails.csv", "email", emailRows, func(w *bufio.Writer, i int) {
+		fmt.Fprintf(w, "First.Last%d@Example-Company%d.COM\n", i, i%97)
+	})
+	// Every row has an email, a phone (three writings) and an external
+	// id; a third each a mobile advertising id, a handle, a user id.
+	mixed = write("mixed.csv", "email,phone,idfa,handle,user_id,external_id", mixedRows, func(w *bufio.Writer, i int) {
+		fmt.Fprintf(w, " Customer.%d@Example.com ,", i)
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(w, "+1 415 555 %04d,", i%10000)
+		case 1:
+			fmt.Fprintf(w, "(212) 555-%04d,", i%10000)
+		default:
+			fmt.Fprintf(w, "+44 20 7946 %04d,", i%10000)
+		}
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(w, "6D92078A-8246-4BA4-AE5B-%012X,,,", i+1)
+		case 1:
+			fmt.Fprintf(w, ",@Customer_%d,,", i)
+		default:
+			fmt.Fprintf(w, ",,%d,", 1000000+i)
+		}
+		fmt.Fprintf(w, "crm-%d\n", i)
+	})
+	return email, mixed, emailRows, mixedRows
+}
+
+// BenchmarkCRMFileToBatches measures what adsync audience upload does with
+// a file before it sends anything (checksum, read, normalize, hash, encode,
+// batch: the plan without its database writes), on every CPU, in rows/s,
+// beside the file scanned line by line with bufio.Scanner: the I/O limit
+// of any reader of it. Each sub-benchmark reports wall and CPU seconds per
+// pass.
+func BenchmarkCRMFileToBatches(b *testing.B) {
+	email, mixed, emailRows, mixedRows := crmFiles(b)
+	n, err := hashing.NewNormalizer(hashing.Options{DefaultCountry: "US", PassThroughHashed: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	timed := func(b *testing.B, rows int, pass func()) {
+		cpu0 := localpg.ProcessCPU()
+		for b.Loop() {
+			pass()
+		}
+		cpu := localpg.ProcessCPU() - cpu0
+		b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "rows/s")
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s")
+		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
+	}
+	for _, file := range []struct {
+		name string
+		path string
+		rows int
+	}{{"email", email, emailRows}, {"mixed", mixed, mixedRows}} {
+		b.Run(file.name+"/plan", func(b *testing.B) {
+			timed(b, file.rows, func() {
+				users, bodies := 0, 0
+				report, err := audience.PlanBatchesForBench(audience.PlanOptions{Path: file.path, Normalizer: n,
+					Workers: runtime.GOMAXPROCS(0)}, func(body []byte, u int) { users += u; bodies++ })
+				if err != nil || report.RowsEmitted != file.rows || users != file.rows || report.RowsInvalid != 0 {
+					b.Fatal(err, report.RowsEmitted, users, report.InvalidRows)
+				}
+			})
+		})
+		b.Run(file.name+"/line_scan", func(b *testing.B) {
+			timed(b, file.rows, func() {
+				f, err := os.Open(file.path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sc := bufio.NewScanner(f)
+				lines := 0
+				for sc.Scan() {
+					lines++
+				}
+				if err := sc.Err(); err != nil || lines != file.rows+1 {
+					b.Fatal(err, lines)
+				}
+				_ = f.Close()
+			})
+		})
+	}
 }
 
 // rssChildEnv makes the test binary plan one file and print its peak RSS.

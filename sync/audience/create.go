@@ -9,6 +9,7 @@ import (
 
 	"github.com/adsync/adsync/sync/api"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -180,4 +181,27 @@ func createOnce(ctx context.Context, c *api.Client, accountID, name string) (str
 		return "", errors.New("custom audience created without an id in the answer")
 	}
 	return rec.Data.ID, nil
+}
+
+// Created is an audience adsync created (recorded in audience_creates).
+type Created struct {
+	AccountID, Name, ID string
+}
+
+// CreatedAudiences lists the audiences adsync created, oldest first. A
+// database not migrated yet has none.
+func CreatedAudiences(ctx context.Context, pool *pgxpool.Pool) ([]Created, error) {
+	rows, err := pool.Query(ctx, `SELECT account_id, name, audience_id FROM audience_creates
+		WHERE audience_id IS NOT NULL ORDER BY created_at, audience_id`)
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P01" { // undefined_table
+			return nil, nil
+		}
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Created, error) {
+		var c Created
+		return c, r.Scan(&c.AccountID, &c.Name, &c.ID)
+	})
 }

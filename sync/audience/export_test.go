@@ -1,5 +1,11 @@
 package audience
 
+import (
+	"context"
+
+	"github.com/adsync/adsync/hashing"
+)
+
 // BenchBatcher exposes the batcher to the external benchmarks.
 type BenchBatcher struct{ b *batcher }
 
@@ -14,3 +20,21 @@ func (b BenchBatcher) Add(user []byte) error { return b.b.add(user) }
 
 // Close flushes the last body.
 func (b BenchBatcher) Close() error { return b.b.close() }
+
+// PlanBatchesForBench does what Plan does with an add's file before
+// anything is stored or sent: the file's checksum, then reading,
+// normalizing, hashing, encoding and batching its users (checked against
+// the checksum). Each full body goes to flushed instead of the database.
+func PlanBatchesForBench(o PlanOptions, flushed func(body []byte, users int)) (hashing.Report, error) {
+	var report hashing.Report
+	sum, err := FileChecksum(o.Path)
+	if err != nil {
+		return report, err
+	}
+	o.Operation, o.Mode = OperationUpdate, ModeAdd
+	p := &planner{ctx: context.Background(), o: o, upload: &Upload{Checksum: sum},
+		flush: func(_ string, body []byte, users int) error { flushed(body, users); return nil }}
+	var s Summary
+	err = p.runAdd(&report, &s)
+	return report, err
+}

@@ -105,6 +105,9 @@ type bundle struct {
 	account    string
 	audienceID string
 	dir        string
+	// timeout, when set, bounds each request of workers started later
+	// instead of the fake's default.
+	timeout time.Duration
 }
 
 func setup(t testing.TB) *bundle {
@@ -136,7 +139,11 @@ func setup(t testing.TB) *bundle {
 // newDeps builds worker dependencies with their own service client (the
 // governor's budget is shared through Postgres).
 func (b *bundle) newDeps() *jobs.Deps {
-	c, err := api.NewClient(b.fake.Config(b.pool))
+	cfg := b.fake.Config(b.pool)
+	if b.timeout != 0 {
+		cfg.Timeout = b.timeout
+	}
+	c, err := api.NewClient(cfg)
 	require.NoError(b.t, err)
 	return &jobs.Deps{Pool: b.pool, API: c, Log: zaptest.NewLogger(b.t, zaptest.Level(zap.WarnLevel))}
 }

@@ -298,6 +298,8 @@ type planner struct {
 	upload *Upload
 	seqs   []int
 	users  int64
+	// flush stores a batch; nil means insertBatch (benchmarks discard them).
+	flush func(op string, body []byte, users int) error
 }
 
 // insertBatch stores one request body.
@@ -314,7 +316,11 @@ func (p *planner) insertBatch(op string, body []byte, users int) error {
 }
 
 func (p *planner) newBatcher(op string) *batcher {
-	return newBatcher(op, p.o.EffectiveAt, p.o.ExpiresAt, p.o.MaxUsers, p.o.MaxBytes, p.insertBatch)
+	flush := p.flush
+	if flush == nil {
+		flush = p.insertBatch
+	}
+	return newBatcher(op, p.o.EffectiveAt, p.o.ExpiresAt, p.o.MaxUsers, p.o.MaxBytes, flush)
 }
 
 // hashFile streams the file's valid users to emit. The bytes read are

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/hashing/bound"
@@ -111,6 +112,10 @@ func TestUploadSplitsLargeUsersByBodyBytes(t *testing.T) {
 	path := b.writeFile("wide.csv", s.String())
 	res := b.plan(b.options(path))
 	require.Equal(t, 2, res.Batches)
+	// A 5 MB body takes the race-instrumented fake many seconds on a
+	// loaded machine: a request timed out would be sent again (rightly),
+	// and this test counts requests.
+	b.timeout = 3 * time.Minute
 	b.startWorker()
 	p := b.waitFinished(res.Upload.ID)
 	require.Equal(t, audience.StateDone, p.State)

@@ -419,3 +419,25 @@ func UnitCounts(ctx context.Context, pool *pgxpool.Pool, k UnitKey) (EntityCount
 		Scan(&c.Fetched, &c.Inserted, &c.Updated, &c.Unchanged, &c.Deleted)
 	return c, err
 }
+
+// UnitFailure is one failed unit of a run.
+type UnitFailure struct {
+	AccountID, Entity, Error string
+}
+
+// FailedUnits lists a run's failed units, by account then entity, their
+// errors redacted.
+func FailedUnits(ctx context.Context, pool *pgxpool.Pool, runID int64) ([]UnitFailure, error) {
+	rows, err := pool.Query(ctx, `SELECT account_id, entity, coalesce(error, '') FROM sync_run_units
+WHERE run_id = $1 AND state = 'failed' ORDER BY account_id, entity`, runID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UnitFailure, error) {
+		var f UnitFailure
+		err := r.Scan(&f.AccountID, &f.Entity, &f.Error)
+		f.Error = Redact(f.Error)
+		return f, err
+	})
+	return out, err
+}

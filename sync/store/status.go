@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"time"
 
@@ -28,16 +29,19 @@ type QueueDepth struct {
 	Jobs  int64
 }
 
-// FailedJob is a job whose last attempt failed.
+// FailedJob is a job that failed (retryable), was cancelled or was
+// discarded: the jobs someone may need to look at.
 type FailedJob struct {
 	ID          int64
 	Kind        string
 	Queue       string
-	State       string // retryable or discarded
+	State       string // retryable, cancelled or discarded
 	Attempt     int
 	MaxAttempts int
-	LastError   string
-	At          time.Time
+	// LastError is the last attempt's error, redacted; empty when none was
+	// recorded (a job cancelled before it ran).
+	LastError string
+	At        time.Time
 }
 
 // Status is what `adsync status` shows.
@@ -47,8 +51,12 @@ type Status struct {
 	Failed []FailedJob
 }
 
-// ReadStatus reads recent runs, queue depth by state and failed jobs.
+// ReadStatus reads the limit most recent runs, queue depth by state and the
+// limit most recent failed, cancelled and discarded jobs.
 func ReadStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("status: limit %d: must be at least 1", limit)
+	}
 	st := &Status{}
 	rows, err := pool.Query(ctx, `SELECT id, pipeline, trigger, started_at, finished_at, outcome, counts, coalesce(error, '')
 		FROM sync_runs ORDER BY id DESC LIMIT $1`, limit)
@@ -88,7 +96,7 @@ func ReadStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, er
 	}
 	rows, err = pool.Query(ctx, `SELECT id, kind, queue, state::text, attempt, max_attempts,
 			coalesce(errors[array_length(errors, 1)]->>'error', ''), coalesce(finalized_at, attempted_at, created_at)
-		FROM river_job WHERE state IN ('retryable', 'discarded') ORDER BY id DESC LIMIT $1`, limit)
+		FROM river_job WHERE state IN ('retryable', 'cancelled', 'discarded') ORDER BY id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,16 @@ package store
 
 import (
 	"context"
+	"errors"
+	"io"
+	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/migrations"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -53,4 +59,84 @@ func TestReadStatusShowsRunsQueuesAndFailedJobs(t *testing.T) {
 	require.Equal(t, "sync_unit", st.Failed[0].Kind)
 	require.NotContains(t, st.Failed[0].LastError, "abcdef")
 	require.Contains(t, st.Failed[0].LastError, "GET /x")
+}
+
+// statusTestArgs are the args of the jobs TestReadStatusListsFailedCancelledAndDiscardedJobs works.
+type statusTestArgs struct {
+	Outcome string `json:"outcome"`
+}
+
+func (statusTestArgs) Kind() string { return "status_test" }
+
+// statusTestWorker fails as its args say, with secrets in its errors.
+type statusTestWorker struct {
+	river.WorkerDefaults[statusTestArgs]
+}
+
+func (statusTestWorker) Work(_ context.Context, job *river.Job[statusTestArgs]) error {
+	if job.Args.Outcome == "cancel" {
+		return river.JobCancel(errors.New("GET /12/accounts: oauth_token_secret=cancel-secret rejected"))
+	}
+	return errors.New("connecting to postgres://app:discard-secret@db.internal/adsync failed")
+}
+
+func TestReadStatusListsFailedCancelledAndDiscardedJobsRedacted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := Connect(ctx, localpg.NewDatabase(t), ConnectOptions{MaxConns: 4})
+	require.NoError(t, err)
+	defer pool.Close()
+	_, err = migrations.Migrate(ctx, pool, nil)
+	require.NoError(t, err)
+
+	workers := river.NewWorkers()
+	river.AddWorker(workers, statusTestWorker{})
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
+		Workers: workers, FetchPollInterval: 100 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	require.NoError(t, err)
+	// Cancelled through River's client before it ran: no error recorded.
+	later, err := client.Insert(ctx, statusTestArgs{Outcome: "later"}, &river.InsertOpts{ScheduledAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	_, err = client.JobCancel(ctx, later.Job.ID)
+	require.NoError(t, err)
+	// Cancelled by its worker, and discarded after its only attempt.
+	cancelled, err := client.Insert(ctx, statusTestArgs{Outcome: "cancel"}, nil)
+	require.NoError(t, err)
+	discarded, err := client.Insert(ctx, statusTestArgs{Outcome: "discard"}, &river.InsertOpts{MaxAttempts: 1})
+	require.NoError(t, err)
+	require.NoError(t, client.Start(ctx))
+	defer func() { require.NoError(t, client.Stop(ctx)) }()
+	require.Eventually(t, func() bool {
+		var open int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE state NOT IN ('cancelled', 'discarded')`).Scan(&open))
+		return open == 0
+	}, 20*time.Second, 50*time.Millisecond)
+
+	st, err := ReadStatus(ctx, pool, 10)
+	require.NoError(t, err)
+	require.Contains(t, st.Queues, QueueDepth{Queue: river.QueueDefault, State: "cancelled", Jobs: 2})
+	byID := map[int64]FailedJob{}
+	for _, f := range st.Failed {
+		byID[f.ID] = f
+	}
+	require.Len(t, byID, 3, "every cancelled and discarded job is listed")
+	require.Equal(t, "cancelled", byID[later.Job.ID].State)
+	require.Empty(t, byID[later.Job.ID].LastError)
+	require.Equal(t, "cancelled", byID[cancelled.Job.ID].State)
+	require.Contains(t, byID[cancelled.Job.ID].LastError, "GET /12/accounts")
+	require.Equal(t, "discarded", byID[discarded.Job.ID].State)
+	require.Contains(t, byID[discarded.Job.ID].LastError, "db.internal")
+	for _, f := range st.Failed {
+		require.NotContains(t, f.LastError, "cancel-secret")
+		require.NotContains(t, f.LastError, "discard-secret")
+	}
+
+	st, err = ReadStatus(ctx, pool, 1)
+	require.NoError(t, err)
+	require.Len(t, st.Failed, 1, "limit bounds the listing")
+	_, err = ReadStatus(ctx, pool, 0)
+	require.ErrorContains(t, err, "must be at least 1")
 }

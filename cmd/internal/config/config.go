@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
 
@@ -35,6 +37,10 @@ type Config struct {
 	Worker    Worker    `yaml:"worker"`
 	Insights  Insights  `yaml:"insights"`
 	Posts     Posts     `yaml:"posts"`
+
+	// Origins says where each value set by other than the defaults came
+	// from, by YAML key path (see Origin).
+	Origins map[string]string `yaml:"-"`
 }
 
 // Export configures the Parquet export.
@@ -119,15 +125,48 @@ type Posts struct {
 // Duration is a time.Duration written as "90s", "1h" in YAML.
 type Duration time.Duration
 
-// UnmarshalYAML parses a Go duration string.
-func (d *Duration) UnmarshalYAML(b []byte) error {
-	s := strings.Trim(strings.TrimSpace(string(b)), `"'`)
-	v, err := time.ParseDuration(s)
+// UnmarshalYAML parses a Go duration string. It takes the node, not its
+// bytes, so a bad value is reported at its key and line like every other
+// decoding error (see decodeYAML).
+func (d *Duration) UnmarshalYAML(node ast.Node) error {
+	var s string
+	switch n := node.(type) {
+	case *ast.StringNode:
+		s = n.Value
+	case *ast.NullNode:
+	default:
+		s = strings.TrimSpace(n.String())
+	}
+	v, err := parseDuration(s)
 	if err != nil {
-		return fmt.Errorf("invalid duration %q (use forms like 90s, 15m, 1h)", s)
+		return &nodeError{tok: node.GetToken(), msg: keyPath(node) + ": " + err.Error()}
 	}
 	*d = Duration(v)
 	return nil
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (use forms like 90s, 15m, 1h)", s)
+	}
+	return v, nil
+}
+
+// nodeError is a decoding error at a node; it has the shape of go-yaml's
+// own positioned errors (yamlError), so decodeYAML reports it alike.
+type nodeError struct {
+	tok *token.Token
+	msg string
+}
+
+func (e *nodeError) Error() string          { return e.msg }
+func (e *nodeError) GetMessage() string     { return e.msg }
+func (e *nodeError) GetToken() *token.Token { return e.tok }
+
+// keyPath is a node's YAML key path without the root ("api.timeout").
+func keyPath(node ast.Node) string {
+	return strings.TrimPrefix(strings.TrimPrefix(node.GetPath(), "$"), ".")
 }
 
 // MarshalYAML writes the duration as a string.
@@ -165,27 +204,45 @@ type Source struct {
 	Flags map[string]string
 }
 
-// setting binds one YAML key path to its environment variable and field.
+// setting binds one YAML key path to its environment variable and field:
+// a string (ptr) or a duration (dur).
 type setting struct {
 	key string
 	env string
 	ptr func(*Config) *string
+	dur func(*Config) *Duration
+}
+
+// set assigns v, parsed for the field's type.
+func (s setting) set(c *Config, v string) error {
+	if s.dur != nil {
+		d, err := parseDuration(v)
+		if err != nil {
+			return err
+		}
+		*s.dur(c) = Duration(d)
+		return nil
+	}
+	*s.ptr(c) = v
+	return nil
 }
 
 // settings lists every string setting reachable from the environment or a
 // flag. The environment names are part of the public interface.
 var settings = []setting{
-	{"database_url", "ADSYNC_DATABASE_URL", func(c *Config) *string { return &c.DatabaseURL }},
-	{"log_level", "ADSYNC_LOG_LEVEL", func(c *Config) *string { return &c.LogLevel }},
-	{"secret_key", "ADSYNC_SECRET_KEY", func(c *Config) *string { return &c.SecretKey }},
-	{"http_addr", "ADSYNC_HTTP_ADDR", func(c *Config) *string { return &c.HTTPAddr }},
-	{"api.url", "ADSYNC_API_URL", func(c *Config) *string { return &c.API.URL }},
-	{"api.ads_url", "ADSYNC_ADS_URL", func(c *Config) *string { return &c.API.AdsURL }},
-	{"api.sandbox_ads_url", "ADSYNC_SANDBOX_ADS_URL", func(c *Config) *string { return &c.API.SandboxAdsURL }},
-	{"api.consumer_key", "ADSYNC_CONSUMER_KEY", func(c *Config) *string { return &c.API.ConsumerKey }},
-	{"api.consumer_secret", "ADSYNC_CONSUMER_SECRET", func(c *Config) *string { return &c.API.ConsumerSecret }},
-	{"api.access_token", "ADSYNC_ACCESS_TOKEN", func(c *Config) *string { return &c.API.AccessToken }},
-	{"api.access_secret", "ADSYNC_ACCESS_SECRET", func(c *Config) *string { return &c.API.AccessSecret }},
+	{"database_url", "ADSYNC_DATABASE_URL", func(c *Config) *string { return &c.DatabaseURL }, nil},
+	{"log_level", "ADSYNC_LOG_LEVEL", func(c *Config) *string { return &c.LogLevel }, nil},
+	{"secret_key", "ADSYNC_SECRET_KEY", func(c *Config) *string { return &c.SecretKey }, nil},
+	{"http_addr", "ADSYNC_HTTP_ADDR", func(c *Config) *string { return &c.HTTPAddr }, nil},
+	{"api.url", "ADSYNC_API_URL", func(c *Config) *string { return &c.API.URL }, nil},
+	{"api.ads_url", "ADSYNC_ADS_URL", func(c *Config) *string { return &c.API.AdsURL }, nil},
+	{"api.sandbox_ads_url", "ADSYNC_SANDBOX_ADS_URL", func(c *Config) *string { return &c.API.SandboxAdsURL }, nil},
+	{"api.consumer_key", "ADSYNC_CONSUMER_KEY", func(c *Config) *string { return &c.API.ConsumerKey }, nil},
+	{"api.consumer_secret", "ADSYNC_CONSUMER_SECRET", func(c *Config) *string { return &c.API.ConsumerSecret }, nil},
+	{"api.access_token", "ADSYNC_ACCESS_TOKEN", func(c *Config) *string { return &c.API.AccessToken }, nil},
+	{"api.access_secret", "ADSYNC_ACCESS_SECRET", func(c *Config) *string { return &c.API.AccessSecret }, nil},
+	{"api.timeout", "ADSYNC_API_TIMEOUT", nil, func(c *Config) *Duration { return &c.API.Timeout }},
+	{"export.out", "ADSYNC_EXPORT_OUT", func(c *Config) *string { return &c.Export.Out }, nil},
 }
 
 // EnvNames returns the environment variables adsync reads, for documentation.
@@ -216,6 +273,7 @@ func Load(src Source) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	origins := map[string]string{}
 	if src.File != "" {
 		data, err := os.ReadFile(src.File)
 		if err != nil {
@@ -224,17 +282,24 @@ func Load(src Source) (Config, error) {
 		if err := decodeYAML(src.File, data, &cfg); err != nil {
 			return Config{}, err
 		}
+		fileOrigins(src.File, data, origins)
 	}
 	for _, s := range settings {
 		if v := getenv(s.env); v != "" {
-			*s.ptr(&cfg) = v
+			if err := s.set(&cfg, v); err != nil {
+				return Config{}, fmt.Errorf("%s (env %s): %w", s.key, s.env, err)
+			}
+			origins[s.key] = "env " + s.env
 		}
 	}
 	for key, v := range src.Flags {
 		found := false
 		for _, s := range settings {
 			if s.key == key {
-				*s.ptr(&cfg) = v
+				if err := s.set(&cfg, v); err != nil {
+					return Config{}, fmt.Errorf("%s (%s): %w", s.key, flagOrigin(key), err)
+				}
+				origins[s.key] = flagOrigin(key)
 				found = true
 			}
 		}
@@ -242,10 +307,72 @@ func Load(src Source) (Config, error) {
 			return Config{}, fmt.Errorf("internal: flag bound to unknown setting %q", key)
 		}
 	}
+	cfg.Origins = origins
 	if err := cfg.Validate(); err != nil {
+		var ke *keyError
+		if errors.As(err, &ke) {
+			if o := cfg.Origin(ke.key); o != "default" {
+				return Config{}, fmt.Errorf("%w (%s)", err, o)
+			}
+		}
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// flagOrigin names the command-line flag of a setting: the root command's
+// flags are the last key segment with dashes (database_url: --database-url).
+func flagOrigin(key string) string {
+	return "flag --" + strings.ReplaceAll(key[strings.LastIndex(key, ".")+1:], "_", "-")
+}
+
+// Origin says where the value of the setting at the YAML key path key came
+// from: "default", "flag --NAME", "env NAME" or "file PATH:LINE".
+func (c Config) Origin(key string) string {
+	if o, ok := c.Origins[key]; ok {
+		return o
+	}
+	return "default"
+}
+
+// fileOrigins records "file PATH:LINE" for every key the file sets; a
+// list's items are recorded under the list's key.
+func fileOrigins(file string, data []byte, origins map[string]string) {
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return // decodeYAML already accepted data; nothing to add
+	}
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.MappingNode:
+			for _, v := range n.Values {
+				walk(v)
+			}
+		case *ast.MappingValueNode:
+			origins[keyPath(n.Value)] = fmt.Sprintf("file %s:%d", file, n.Key.GetToken().Position.Line)
+			walk(n.Value)
+		}
+	}
+	for _, d := range f.Docs {
+		if d.Body != nil {
+			walk(d.Body)
+		}
+	}
+}
+
+// keyError is a validation error about one setting; Load adds where its
+// value came from.
+type keyError struct {
+	key string
+	msg string // the whole message, naming the key
+}
+
+func (e *keyError) Error() string { return e.msg }
+
+// keyErrorf is a keyError reading "key: message".
+func keyErrorf(key, format string, args ...any) error {
+	return &keyError{key: key, msg: key + ": " + fmt.Sprintf(format, args...)}
 }
 
 // yamlError is the shape of go-yaml's positioned errors.
@@ -281,19 +408,25 @@ func (c Config) Validate() error {
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return fmt.Errorf("log_level %q: must be debug, info, warn or error", c.LogLevel)
+		return &keyError{key: "log_level", msg: fmt.Sprintf("log_level %q: must be debug, info, warn or error", c.LogLevel)}
 	}
 	for name, n := range map[string]int{"queues.sync": c.Queues.Sync, "queues.audience": c.Queues.Audience,
 		"queues.export": c.Queues.Export, "queues.default": c.Queues.Default} {
 		if n < 1 || n > 1000 {
-			return fmt.Errorf("%s: concurrency %d out of range 1-1000", name, n)
+			return keyErrorf(name, "concurrency %d out of range 1-1000", n)
 		}
 	}
+	if c.API.Timeout <= 0 {
+		return keyErrorf("api.timeout", "%s: must be positive (it bounds every request; default 30s)", time.Duration(c.API.Timeout))
+	}
+	if strings.TrimSpace(c.Export.Out) == "" {
+		return keyErrorf("export.out", "must not be empty (the folder exports write into; default ./out)")
+	}
 	if c.Sync.Overlap < 0 {
-		return fmt.Errorf("sync.overlap: must not be negative")
+		return keyErrorf("sync.overlap", "must not be negative")
 	}
 	if c.Sync.PageSize < 0 || c.Sync.PageSize > 1000 {
-		return fmt.Errorf("sync.page_size: %d out of range 0-1000 (0: each endpoint's maximum)", c.Sync.PageSize)
+		return keyErrorf("sync.page_size", "%d out of range 0-1000 (0: each endpoint's maximum)", c.Sync.PageSize)
 	}
 	if c.Worker.JobTimeout <= 0 || c.Worker.Heartbeat <= 0 {
 		return fmt.Errorf("worker.job_timeout and worker.heartbeat must be positive")

@@ -57,6 +57,7 @@ func TestEveryDocumentedEnvironmentVariableIsRead(t *testing.T) {
 		env[name] = "v-" + strings.ToLower(name)
 	}
 	env["ADSYNC_LOG_LEVEL"] = "debug"
+	env["ADSYNC_API_TIMEOUT"] = "45s"
 	cfg, err := Load(Source{Getenv: func(k string) string { return env[k] }})
 	require.NoError(t, err)
 	require.Equal(t, "v-adsync_database_url", cfg.DatabaseURL)
@@ -69,6 +70,8 @@ func TestEveryDocumentedEnvironmentVariableIsRead(t *testing.T) {
 	require.Equal(t, "v-adsync_access_secret", cfg.API.AccessSecret)
 	require.Equal(t, "v-adsync_secret_key", cfg.SecretKey)
 	require.Equal(t, "v-adsync_http_addr", cfg.HTTPAddr)
+	require.Equal(t, 45*time.Second, time.Duration(cfg.API.Timeout))
+	require.Equal(t, "v-adsync_export_out", cfg.Export.Out)
 }
 
 func TestUnknownYAMLKeyIsAnErrorNamingKeyAndFile(t *testing.T) {
@@ -141,4 +144,86 @@ func TestMaskedHidesEverySecret(t *testing.T) {
 	}
 	require.Contains(t, m.DatabaseURL, "db.internal:5432", "the host stays visible")
 	require.Equal(t, "", Default().Masked().SecretKey, "an unset secret stays visibly unset")
+}
+
+func TestBadDurationNamesKeyFileAndLine(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]string{
+		"log_level: info\napi:\n  timeout: 30 seconds\n": `line 3: api.timeout: invalid duration "30 seconds"`,
+		"sync:\n  overlap: soon\n":                       `line 2: sync.overlap: invalid duration "soon"`,
+		"insights:\n  lookback: \"7 days\"\n":            `line 2: insights.lookback: invalid duration "7 days"`,
+	} {
+		file := writeFile(t, body)
+		_, err := Load(Source{File: file, Getenv: func(string) string { return "" }})
+		require.ErrorContains(t, err, "config file "+file+": "+want, body)
+		require.NotContains(t, err.Error(), "\n", "one line")
+	}
+}
+
+func TestNonPositiveTimeoutAndEmptyExportOutAreRefusedNamingTheSource(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "log_level: info\napi:\n  timeout: 0s\n")
+	_, err := Load(Source{File: file, Getenv: func(string) string { return "" }})
+	require.ErrorContains(t, err, "api.timeout: 0s: must be positive")
+	require.ErrorContains(t, err, "(file "+file+":3)")
+
+	file = writeFile(t, "export:\n  out: \"\"\n")
+	_, err = Load(Source{File: file, Getenv: func(string) string { return "" }})
+	require.ErrorContains(t, err, "export.out: must not be empty")
+	require.ErrorContains(t, err, "(file "+file+":2)")
+
+	env := map[string]string{"ADSYNC_API_TIMEOUT": "-5s"}
+	_, err = Load(Source{Getenv: func(k string) string { return env[k] }})
+	require.ErrorContains(t, err, "api.timeout: -5s: must be positive")
+	require.ErrorContains(t, err, "(env ADSYNC_API_TIMEOUT)")
+
+	env = map[string]string{"ADSYNC_API_TIMEOUT": "soon"}
+	_, err = Load(Source{Getenv: func(k string) string { return env[k] }})
+	require.ErrorContains(t, err, `api.timeout (env ADSYNC_API_TIMEOUT): invalid duration "soon"`)
+
+	env = map[string]string{"ADSYNC_EXPORT_OUT": "  "}
+	_, err = Load(Source{Getenv: func(k string) string { return env[k] }})
+	require.ErrorContains(t, err, "export.out: must not be empty")
+	require.ErrorContains(t, err, "(env ADSYNC_EXPORT_OUT)")
+
+	_, err = Load(Source{Getenv: func(string) string { return "" }, Flags: map[string]string{"log_level": "loud"}})
+	require.ErrorContains(t, err, `log_level "loud": must be debug, info, warn or error (flag --log-level)`)
+}
+
+func TestOriginSaysWhereEachValueCameFrom(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "log_level: warn\napi:\n  url: http://file\n  timeout: 10s\ninsights:\n  keyword_sets:\n    - name: a\n      keywords: [x]\n")
+	env := map[string]string{"ADSYNC_API_URL": "http://env", "ADSYNC_CONSUMER_KEY": "ck"}
+	cfg, err := Load(Source{File: file, Getenv: func(k string) string { return env[k] }, Flags: map[string]string{"database_url": "postgres://flag/db"}})
+	require.NoError(t, err)
+	require.Equal(t, "file "+file+":1", cfg.Origin("log_level"))
+	require.Equal(t, "file "+file+":4", cfg.Origin("api.timeout"))
+	require.Equal(t, "file "+file+":6", cfg.Origin("insights.keyword_sets"))
+	require.Equal(t, "env ADSYNC_API_URL", cfg.Origin("api.url"))
+	require.Equal(t, "env ADSYNC_CONSUMER_KEY", cfg.Origin("api.consumer_key"))
+	require.Equal(t, "flag --database-url", cfg.Origin("database_url"))
+	require.Equal(t, "default", cfg.Origin("export.out"))
+}
+
+func TestEntriesListEverySettingMaskedWithItsOrigin(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "api:\n  consumer_secret: cs-hidden\n")
+	cfg, err := Load(Source{File: file, Getenv: func(k string) string {
+		return map[string]string{"ADSYNC_DATABASE_URL": "postgres://app:hunter2@db.internal/adsync"}[k]
+	}})
+	require.NoError(t, err)
+	entries, err := cfg.Entries()
+	require.NoError(t, err)
+	byKey := map[string]Entry{}
+	for _, e := range entries {
+		byKey[e.Key] = e
+		require.NotContains(t, e.Value, "hunter2")
+		require.NotContains(t, e.Value, "cs-hidden")
+	}
+	require.Equal(t, Entry{Key: "api.consumer_secret", Value: "********", Origin: "file " + file + ":2"}, byKey["api.consumer_secret"])
+	require.Equal(t, Entry{Key: "database_url", Value: "postgres://app:xxxxx@db.internal/adsync", Origin: "env ADSYNC_DATABASE_URL"}, byKey["database_url"])
+	require.Equal(t, Entry{Key: "api.timeout", Value: "30s", Origin: "default"}, byKey["api.timeout"])
+	require.Equal(t, Entry{Key: "insights.keyword_sets", Value: "0 items", Origin: "default"}, byKey["insights.keyword_sets"])
+	require.Equal(t, Entry{Key: "api.access_token", Value: "", Origin: "default"}, byKey["api.access_token"])
+	require.Contains(t, byKey, "worker.dead_after")
 }

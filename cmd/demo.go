@@ -1,0 +1,153 @@
+package adsynccmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/audience"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// demoPGDir holds the demo's local PostgreSQL cluster.
+var demoPGDir = filepath.Join(demoDir, "pg")
+
+// errNoDatabase is every command's answer when no database is configured
+// and the current directory holds no demo database either.
+var errNoDatabase = errors.New("no database configured: set --database-url or ADSYNC_DATABASE_URL, " +
+	"or run these commands where adsync run (make run) left its local Postgres in " + demoDir + "/")
+
+// demoDatabaseHere reports whether the current directory holds the demo's
+// local PostgreSQL cluster (left by adsync run).
+func demoDatabaseHere() bool {
+	_, err := os.Stat(filepath.Join(demoPGDir, "data", "PG_VERSION"))
+	return err == nil
+}
+
+// hasDatabase reports whether this command has a database: a configured
+// one, or the demo's in the current directory.
+func (a *app) hasDatabase() bool { return a.cfg.DatabaseURL != "" || demoDatabaseHere() }
+
+// database returns the URL of this command's database. With none
+// configured it is the demo's local Postgres when the current directory
+// holds one, started on demand (stopped when the command ends if this
+// command started it) and announced in one line on stderr; elsewhere no
+// database configured is an error.
+func (a *app) database(ctx context.Context) (string, error) {
+	if a.cfg.DatabaseURL != "" {
+		return a.cfg.DatabaseURL, nil
+	}
+	if !demoDatabaseHere() {
+		return "", errNoDatabase
+	}
+	c, err := a.startLocalPostgres(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	how := "started for this command, stopped when it ends"
+	if !c.StartedHere() {
+		how = "already running"
+	}
+	fmt.Fprintf(a.stderr, "adsync: no database configured: using the demo's local Postgres in %s/ (%s)\n", demoPGDir, how)
+	return a.cfg.DatabaseURL, nil
+}
+
+// startLocalPostgres starts (or attaches to) the local Postgres under
+// .adsync/, makes it this command's database and stops it when the command
+// ends if this process started it.
+func (a *app) startLocalPostgres(ctx context.Context, logf func(string, ...any)) (*localpg.Cluster, error) {
+	c, err := localpg.Start(ctx, localpg.Options{Dir: demoPGDir, Persistent: true, Durable: true, Logf: logf})
+	if err != nil {
+		return nil, fmt.Errorf("starting the local Postgres: %w", err)
+	}
+	a.onClose(func() {
+		if err := c.Stop(); err != nil {
+			a.log.Sugar().Warnf("stopping the local Postgres: %v", err)
+		}
+	})
+	a.cfg.DatabaseURL = c.URL("postgres")
+	a.demoDB = true
+	return c, nil
+}
+
+// serviceConfigured reports whether any service setting is configured.
+func (a *app) serviceConfigured() bool {
+	for _, s := range serviceSettings(a.cfg.API) {
+		if s.value != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// fakeForDemo serves the fake service in this process when the database is
+// the demo's and no service is configured: commands run in the demo's
+// directory then talk to what the demo talked to. The fake is generated
+// afresh from its seed for each command; a configured database never gets
+// its data (the demo database is never a configured one).
+func (a *app) fakeForDemo() error {
+	if !a.demoDB || a.fakeStarted || a.serviceConfigured() {
+		return nil
+	}
+	apiURL, _, err := a.startFake()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "adsync: no service configured: using the demo's fake service at %s (generated afresh from its seed for this command)\n", apiURL)
+	return nil
+}
+
+// startFake serves the fake service in this process with the default
+// generated data and points the configuration at it.
+func (a *app) startFake() (apiURL, adsURL string, err error) {
+	opts := fixtures.DefaultOptions()
+	srv := fixtures.New(opts)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", "", fmt.Errorf("starting the fake service: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	a.onClose(func() { _ = hs.Close() })
+	apiURL, adsURL, sandboxURL := srv.URLs("http://" + ln.Addr().String())
+	a.cfg.API.URL, a.cfg.API.AdsURL, a.cfg.API.SandboxAdsURL = apiURL, adsURL, sandboxURL
+	a.cfg.API.ConsumerKey, a.cfg.API.ConsumerSecret = opts.ConsumerKey, opts.ConsumerSecret
+	a.cfg.API.AccessToken, a.cfg.API.AccessSecret = opts.OwnerToken, opts.OwnerSecret
+	a.fakeStarted = true
+	a.replayPending = a.demoDB
+	return apiURL, adsURL, nil
+}
+
+// replayDemoAudiences creates again, in the fake this command started for
+// the demo's database, the audiences adsync created in earlier commands'
+// fakes (recorded in audience_creates), in the order they were created:
+// the fake, generated afresh from its seed, then holds them under the same
+// ids, and an audience created now gets an id no earlier one has.
+func (a *app) replayDemoAudiences(ctx context.Context, pool *pgxpool.Pool, c *api.Client) error {
+	if !a.replayPending {
+		return nil
+	}
+	a.replayPending = false
+	recs, err := audience.CreatedAudiences(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("listing the audiences earlier commands created: %w", err)
+	}
+	for _, r := range recs {
+		id, err := audience.CreateAudience(ctx, c, r.AccountID, r.Name)
+		if err != nil {
+			return fmt.Errorf("creating the demo's audience %s (%q) again in the fake service: %w", r.ID, r.Name, err)
+		}
+		if id != r.ID {
+			a.log.Sugar().Warnf("the fake service gave the demo's audience %q the id %s, not %s as before", r.Name, id, r.ID)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package adsynccmd
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/stretchr/testify/require"
+)
+
+// doctorConfig is the bundle's configuration file with export.out set to
+// out and replace applied (old, new pairs).
+func doctorConfig(t *testing.T, b *serviceBundle, out string, replace ...string) string {
+	t.Helper()
+	data, err := os.ReadFile(b.conf)
+	require.NoError(t, err)
+	body := strings.NewReplacer(replace...).Replace(string(data)) + "export:\n  out: " + out + "\n"
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
+	return file
+}
+
+// doctorLine finds the check line named name and returns its status.
+func doctorLine(t *testing.T, stdout, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^(ok|warn|FAIL|skip)\s+` + name + `\s+(.*)$`).FindStringSubmatch(stdout)
+	require.NotNil(t, m, "no %s line in:\n%s", name, stdout)
+	return m[1]
+}
+
+func TestDoctorPassesEveryCheckAgainstTheFakeAndShowsNoSecret(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	out := t.TempDir()
+	conf := doctorConfig(t, b, out)
+	r := run(t, "doctor", "--config", conf, "--database-url", b.db)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	for _, name := range []string{"database", "service", "bearer", "clock", "export"} {
+		require.Equal(t, "ok", doctorLine(t, r.stdout, name), r.stdout)
+	}
+	require.Regexp(t, `(?m)^api\.consumer_secret\s+\*{8}\s+file `+regexp.QuoteMeta(conf)+`:6$`, r.stdout)
+	require.Regexp(t, `(?m)^database_url\s+\S+\s+flag --database-url$`, r.stdout)
+	require.Regexp(t, `(?m)^api\.timeout\s+30s\s+default$`, r.stdout)
+	require.Regexp(t, `(?m)^export\.out\s+`+regexp.QuoteMeta(out)+`\s+file `, r.stdout)
+	require.Contains(t, r.stdout, "these credentials reach 3 accounts")
+	require.Contains(t, r.stdout, "all checks passed")
+	b.requireNoSecrets(t, r.stdout+r.stderr)
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	require.Empty(t, entries, "doctor leaves nothing in the export folder")
+}
+
+func TestDoctorFailsOnABadSecretSayingWhatToCheck(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	opts := b.srv.Options()
+	conf := doctorConfig(t, b, t.TempDir(), "consumer_secret: "+opts.ConsumerSecret, "consumer_secret: wrong-secret-never-shown")
+	r := run(t, "doctor", "--config", conf, "--database-url", b.db)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "service"))
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "bearer"))
+	require.Equal(t, "ok", doctorLine(t, r.stdout, "database"))
+	require.Regexp(t, `-> the service refused the credentials: check api\.consumer_key \(from file .*\), api\.consumer_secret \(from file `, r.stdout)
+	require.Regexp(t, `-> the service refused the bearer token request \(403 code 99\): check api\.consumer_key \(from file .*\) and api\.consumer_secret`, r.stdout)
+	require.Contains(t, r.stderr, "doctor: 2 of 5 checks failed")
+	b.requireNoSecrets(t, r.stdout+r.stderr, "wrong-secret-never-shown")
+}
+
+func TestDoctorFailsOnAnUnreachableDatabase(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	r := run(t, "doctor", "--config", doctorConfig(t, b, t.TempDir()), "--database-url", "postgres://app:db-password-never-shown@"+addr+"/adsync")
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "database"))
+	require.Contains(t, r.stdout, "cannot connect to database at "+addr)
+	require.Contains(t, r.stdout, "-> start Postgres or correct database_url (from flag --database-url)")
+	require.Equal(t, "ok", doctorLine(t, r.stdout, "service"), "the other checks still run")
+	require.Equal(t, "ok", doctorLine(t, r.stdout, "export"))
+	b.requireNoSecrets(t, r.stdout+r.stderr, "db-password-never-shown")
+}
+
+func TestDoctorNamesPendingMigrations(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	r := run(t, "doctor", "--config", doctorConfig(t, b, t.TempDir()), "--database-url", localpg.NewDatabase(t))
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "database"))
+	require.Regexp(t, `\d+ pending migrations: river 1 create river migration, .*, app 1 sync_runs, `, r.stdout)
+	require.Contains(t, r.stdout, "-> run adsync migrate")
+	require.Equal(t, "ok", doctorLine(t, r.stdout, "service"), "the service checks do without the database")
+}
+
+func TestDoctorFailsOnClockSkewAndWarnsBeforeIt(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	conf := doctorConfig(t, b, t.TempDir())
+
+	b.srv.SetClockOffset(-10 * time.Minute)
+	r := run(t, "doctor", "--config", conf, "--database-url", b.db)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "clock"))
+	require.Regexp(t, `the service's clock is 10m0s behind this machine's`, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "service"), "the service refuses the timestamp")
+	require.Contains(t, r.stdout, "code 135")
+	require.Contains(t, r.stdout, "-> this machine's clock is off (see clock)")
+
+	b.srv.SetClockOffset(2 * time.Minute)
+	r = run(t, "doctor", "--config", conf, "--database-url", b.db)
+	require.Equal(t, 0, r.code, r.stdout)
+	require.Equal(t, "warn", doctorLine(t, r.stdout, "clock"))
+	require.Regexp(t, `the service's clock is 2m0s ahead of this machine's`, r.stdout)
+	require.Equal(t, "ok", doctorLine(t, r.stdout, "service"))
+}
+
+func TestDoctorSaysExportWouldRefuseAFolderItDidNotCreate(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	out := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(out, "report.csv"), []byte("a,b\n"), 0o644))
+	r := run(t, "doctor", "--config", doctorConfig(t, b, out), "--database-url", b.db)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "export"))
+	require.Contains(t, r.stdout, "export would refuse "+out+": it is not empty (report.csv) and has no _adsync_export.json marker")
+	require.Contains(t, r.stdout, "-> point export.out (from file ")
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the user's file")
+}

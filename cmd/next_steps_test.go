@@ -1,0 +1,30 @@
+package adsynccmd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The suggested commands carry the --config and --database-url adsync run
+// was given (and its --demo), never a database password.
+func TestNextStepsRepeatTheGlobalFlagsOfTheRunWithoutAPassword(t *testing.T) {
+	t.Parallel()
+	a := &app{configFile: "my conf.yaml", databaseURL: "postgres://app@db.example/adsync"}
+	flags, note := a.passedGlobals()
+	require.Equal(t, ` --config 'my conf.yaml' --database-url postgres://app@db.example/adsync`, flags)
+	require.Empty(t, note)
+	steps := nextSteps("out", flags, note, true)
+	require.Contains(t, steps, " status --config 'my conf.yaml' --database-url postgres://app@db.example/adsync ")
+	require.Contains(t, steps, " run --config 'my conf.yaml' --database-url postgres://app@db.example/adsync --demo ")
+
+	a = &app{databaseURL: "postgres://app:pw-never-shown@db.example/adsync"}
+	flags, note = a.passedGlobals()
+	require.Empty(t, flags)
+	require.Contains(t, note, "export ADSYNC_DATABASE_URL=")
+	steps = nextSteps("out", flags, note, false)
+	require.NotContains(t, steps, "pw-never-shown")
+	require.Contains(t, steps, "  # first: export ADSYNC_DATABASE_URL=")
+	require.False(t, strings.Contains(steps, "--demo"))
+}

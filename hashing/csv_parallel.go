@@ -1,0 +1,291 @@
+package hashing
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// A CSV chunk holds at most csvChunkRows lines or about csvChunkBytes of
+// text (one line more may pass it): large enough that handing it over
+// costs nothing per row, small enough that the chunks in flight stay a few
+// megabytes whatever the file.
+const (
+	csvChunkRows  = 2048
+	csvChunkBytes = 128 << 10
+)
+
+// csvChunk is a run of consecutive non-blank physical lines of a CSV file:
+// their bytes on the way in, their users on the way out. Workers parse
+// them as well as hash them, so the only serial work left is framing
+// lines (and reading) on one side and emitting users on the other.
+type csvChunk struct {
+	text    []byte      // the lines, back to back, without line endings
+	ends    []int       // end of each line in text
+	lines   []int       // line number of each line
+	rowErrs []*RowError // per line: why it is no record, or nil
+	results []rowResult
+
+	// Worker scratch, kept across uses of the chunk.
+	fields   []string
+	arena    []byte          // hashes, back to back
+	spans    []int           // start and end in arena of each value
+	rowSpans [][2]int        // per line: its values' range in spans
+	typeEnds [][numTypes]int // per line: end in its range of each type's values
+	flat     []string        // the values as strings, one allocation per chunk
+	json     []byte          // user objects, back to back
+	jsonEnds []int           // per line: end of its user object in json
+
+	done chan struct{}
+}
+
+func (c *csvChunk) reset() {
+	c.text = c.text[:0]
+	c.ends = c.ends[:0]
+	c.lines = c.lines[:0]
+	c.rowErrs = c.rowErrs[:0]
+	c.done = make(chan struct{})
+}
+
+// csvWorker parses and hashes chunks of one CSV file.
+type csvWorker struct {
+	n      *Normalizer
+	comma  rune
+	byType [numTypes][]int // columns of each type, in column order
+	ncols  int
+	parser *csvLineParser
+}
+
+// work fills c.results and c.rowErrs for every line of c.
+func (w *csvWorker) work(c *csvChunk) {
+	defer close(c.done)
+	// The fields are substrings of the chunk's text, viewed in place: no
+	// row costs an allocation or a copy of its own. This is safe because
+	// nothing keeps a field: AppendHash copies what it keeps into the arena,
+	// errors hold only redacted hints, and the reader writes c.text again
+	// only once the chunk has been emitted and handed back.
+	text := unsafe.String(unsafe.SliceData(c.text), len(c.text))
+	for len(c.results) < len(c.lines) {
+		c.results = append(c.results, rowResult{})
+	}
+	c.arena = c.arena[:0]
+	c.spans = c.spans[:0]
+	c.rowSpans = c.rowSpans[:0]
+	c.typeEnds = c.typeEnds[:0]
+	start := 0
+	for i, line := range c.lines {
+		c.rowSpans = append(c.rowSpans, [2]int{len(c.spans), len(c.spans)})
+		c.typeEnds = append(c.typeEnds, [numTypes]int{})
+		end := c.ends[i]
+		s := text[start:end]
+		start = end
+		if c.rowErrs[i] != nil {
+			continue
+		}
+		fields, reason := w.split(s, c.text[end-len(s):end], c.fields[:0])
+		c.fields = fields[:0]
+		if reason == "" && len(fields) != w.ncols {
+			reason = fieldCountReason(len(fields), w.ncols)
+		}
+		if reason != "" {
+			c.rowErrs[i] = &RowError{Line: line, Reason: reason}
+			continue
+		}
+		w.hashRow(c, i, line, fields)
+	}
+	// The hashes become strings in one allocation.
+	arena := string(c.arena)
+	c.flat = c.flat[:0]
+	for k := 0; k < len(c.spans); k += 2 {
+		c.flat = append(c.flat, arena[c.spans[k]:c.spans[k+1]])
+	}
+	c.json = c.json[:0]
+	c.jsonEnds = c.jsonEnds[:0]
+	for i := range c.lines {
+		c.jsonEnds = append(c.jsonEnds, len(c.json))
+		res := &c.results[i]
+		if c.rowErrs[i] != nil || res.reasons.Len() > 0 {
+			continue
+		}
+		u := &res.user
+		lo := c.rowSpans[i][0] / 2
+		for t := range numTypes {
+			hi := c.rowSpans[i][0]/2 + c.typeEnds[i][t]
+			v := c.flat[lo:hi:hi]
+			lo = hi
+			if len(v) > 1 {
+				slices.Sort(v)
+				v = slices.Compact(v)
+			}
+			u.values[t] = v
+		}
+		if u.Len() > 0 {
+			c.json = u.appendJSON(c.json)
+			c.jsonEnds[i] = len(c.json)
+		}
+	}
+	from := 0
+	for i := range c.lines {
+		u := &c.results[i].user
+		u.json = nil
+		if to := c.jsonEnds[i]; to > from {
+			u.json = c.json[from:to:to]
+			from = to
+		}
+	}
+}
+
+// split returns the fields of line s (b holds the same bytes). Lines
+// without quotes or carriage returns are split directly, like encoding/csv
+// would; any other goes through encoding/csv.
+func (w *csvWorker) split(s string, b []byte, fields []string) ([]string, string) {
+	if w.comma < utf8.RuneSelf && strings.IndexByte(s, '"') < 0 && strings.IndexByte(s, '\r') < 0 && utf8.ValidString(s) {
+		sep := byte(w.comma)
+		for {
+			i := strings.IndexByte(s, sep)
+			if i < 0 {
+				return append(fields, s), ""
+			}
+			fields = append(fields, s[:i])
+			s = s[i+1:]
+		}
+	}
+	parsed, reason := w.parser.parse(b)
+	if reason != "" {
+		return fields, reason
+	}
+	return append(fields, parsed...), ""
+}
+
+// hashRow hashes the fields of line i of c into c's arena, like
+// rowResult.hash: types in user object order, columns in file order.
+func (w *csvWorker) hashRow(c *csvChunk, i, line int, fields []string) {
+	res := &c.results[i]
+	res.user.Line = line
+	res.reasons.Reset()
+	res.badTypes = [numTypes]int{}
+	first := len(c.spans)
+	for t, typ := range types {
+		for _, col := range w.byType[t] {
+			start := len(c.arena)
+			out, skipped, err := w.n.AppendHash(c.arena, typ, fields[col])
+			c.arena = out
+			if skipped {
+				continue
+			}
+			if err != nil {
+				res.badTypes[t]++
+				if res.reasons.Len() > 0 {
+					res.reasons.WriteString("; ")
+				}
+				res.reasons.WriteString(err.Error())
+				continue
+			}
+			c.spans = append(c.spans, start, len(c.arena))
+		}
+		c.typeEnds[i][t] = (len(c.spans) - first) / 2
+	}
+	c.rowSpans[i] = [2]int{first, len(c.spans)}
+}
+
+// hashCSVParallel is HashRecordsParallel for a CSV file: a reader
+// goroutine frames lines into chunks, workers parse and hash them, and the
+// calling goroutine emits them in file order.
+func hashCSVParallel(r *CSVReader, n *Normalizer, workers int, emit func(HashedUser) error, report *Report) error {
+	inFlight := 2 * workers
+	free := make(chan *csvChunk, inFlight)
+	for range inFlight {
+		free <- &csvChunk{}
+	}
+	todo := make(chan *csvChunk)
+	ordered := make(chan *csvChunk, inFlight)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		w := &csvWorker{n: n, comma: r.comma, ncols: len(r.cols), parser: newCSVLineParser(r.comma)}
+		for col, k := range r.cols {
+			if k >= 0 {
+				w.byType[k] = append(w.byType[k], col)
+			}
+		}
+		wg.Go(func() {
+			for c := range todo {
+				w.work(c)
+			}
+		})
+	}
+
+	var readErr error
+	wg.Go(func() {
+		defer close(ordered)
+		defer close(todo)
+		for {
+			var c *csvChunk
+			select {
+			case c = <-free:
+			case <-stop:
+				return
+			}
+			c.reset()
+			eof := false
+			for len(c.lines) < csvChunkRows && len(c.text) < csvChunkBytes {
+				b, num, tooLong, err := r.lines.next()
+				if err == io.EOF {
+					eof = true
+					break
+				}
+				if err != nil {
+					readErr = err
+					eof = true
+					break
+				}
+				var rowErr *RowError
+				if tooLong {
+					rowErr = &RowError{Line: num, Reason: fmt.Sprintf("line longer than %d bytes", r.lines.max)}
+				} else if len(bytes.TrimSpace(b)) == 0 {
+					continue
+				}
+				c.text = append(c.text, b...)
+				c.ends = append(c.ends, len(c.text))
+				c.lines = append(c.lines, num)
+				c.rowErrs = append(c.rowErrs, rowErr)
+			}
+			if len(c.lines) > 0 {
+				ordered <- c
+				select {
+				case todo <- c:
+				case <-stop:
+					close(c.done) // no worker has it: the emitter must not wait
+					return
+				}
+			}
+			if eof {
+				return
+			}
+		}
+	})
+
+	var emitErr error
+	for c := range ordered {
+		// Wait for the chunk even after an error: it goes back to free,
+		// where the reader may take it again, so no worker may still use it.
+		<-c.done
+		if emitErr == nil {
+			emitErr = applyRows(c.lines, c.rowErrs, c.results, report, emit)
+			if emitErr != nil {
+				close(stop)
+			}
+		}
+		free <- c
+	}
+	wg.Wait()
+	if emitErr != nil {
+		return emitErr
+	}
+	return readErr
+}

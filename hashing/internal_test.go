@@ -1,0 +1,36 @@
+package hashing
+
+import (
+	"encoding/hex"
+	"fmt"
+	"testing"
+)
+
+func TestAppendHexIsEncodingHex(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for _, b := range [][]byte{nil, {0}, {0xff, 0x0f}, all} {
+		prefix := []byte("x")
+		if got, want := string(appendHex(prefix, b)), "x"+hex.EncodeToString(b); got != want {
+			t.Fatalf("appendHex(%x) = %q, want %q", b, got, want)
+		}
+	}
+}
+
+// FuzzPlainEmailIsChecked checks appendEmail's one-pass path against the
+// checked rules: same output, same error, for any input.
+func FuzzPlainEmailIsChecked(f *testing.F) {
+	for _, s := range []string{"a@b.co", "A.B@C.D", "a..b@c.d", "a@b..c", "a@.b", "a@b.", "@b.c", "a@b", "a@@b.c", "a@b@c.d",
+		"a b@c.d", "a\x7f@b.c", "é@ü.de", "a@b.c\t", "a.@b.c", "a@b.c.", "x@y.z.w", ".@a.b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gotErr := appendEmail([]byte("p"), s)
+		want, wantErr := appendEmailChecked([]byte("p"), s)
+		if string(got) != string(want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%q: got %q, %v; want %q, %v", s, got, gotErr, want, wantErr)
+		}
+	})
+}
