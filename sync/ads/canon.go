@@ -25,7 +25,9 @@ import (
 // canonicalizer produces it in one pass over the record's bytes, without
 // building a map, and notes the top-level fields a staged record needs. Its
 // output equals the old json.Marshal(map) form for every valid record (a
-// fuzz test holds them equal), so stored doc_hash values stay valid. The
+// fuzz test holds them equal), so stored doc_hash values stay valid. Should
+// the two ever differ for some input, a stored row of such a record would
+// simply be rewritten once, by the next sync that sees it. The
 // input must be valid JSON (records come out of the page's decode, which
 // validated them); malformed input is an error or, at worst, a hash of
 // something, never a panic.
