@@ -157,7 +157,7 @@ func fill(path, account, parent string) string {
 	return strings.NewReplacer("{account_id}", url.PathEscape(account), "{parent_id}", url.PathEscape(parent)).Replace(path)
 }
 
-func (s *Syncer) query(u *Unit, part string) url.Values {
+func query(u *Unit, part string) url.Values {
 	e := u.Entity
 	q := url.Values{}
 	for k, v := range e.Query {
@@ -175,10 +175,18 @@ func (s *Syncer) query(u *Unit, part string) url.Values {
 	return q
 }
 
+// ListRequest is the paged list request of a unit's part (pageSize 0: the
+// endpoint's maximum), as the sync sends it. Benchmarks fetch the same
+// pages with it.
+func ListRequest(u *Unit, part string, pageSize int) api.ListRequest {
+	return api.ListRequest{Base: api.BaseAds, Path: fill(u.Entity.Path, u.AccountID, part), Endpoint: u.Entity.Endpoint,
+		Query: query(u, part), Count: pageSize, AccountID: u.AccountID}
+}
+
 func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Checkpoint) error {
 	e := u.Entity
 	path := fill(e.Path, u.AccountID, part)
-	q := s.query(u, part)
+	q := query(u, part)
 	if e.Single || e.NotPaged {
 		resp, err := s.API.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: path, Endpoint: e.Endpoint,
 			Query: q, Auth: api.AuthUser, AccountID: u.AccountID, Idempotent: true})
@@ -202,9 +210,9 @@ func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Ch
 		_, err = s.storePage(ctx, u, part, raws, Cursor{Part: part, Done: true, Started: true}, cp)
 		return err
 	}
-	lr := api.ListRequest{Base: api.BaseAds, Path: path, Endpoint: e.Endpoint, Query: q, Count: s.PageSize,
-		Cursor: next, AccountID: u.AccountID}
-	for page, err := range api.Pages[struct{}](ctx, s.API, lr) {
+	lr := ListRequest(u, part, s.PageSize)
+	lr.Cursor = next
+	for page, err := range api.Pages[json.RawMessage](ctx, s.API, lr) {
 		if err != nil {
 			return err
 		}
@@ -232,16 +240,20 @@ func (s *Syncer) checkpointDone(ctx context.Context, part string, cp Checkpoint)
 	})
 }
 
-// Record is a decoded record ready to stage.
+// stage canonicalizes one record (see canonicalizer) and hashes it.
 func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
+	var c canonicalizer
+	return c.stage(u, part, raw)
+}
+
+// stage is stage reusing c's buffers (one canonicalizer per page).
+func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
 	e := u.Entity
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil || m == nil {
+	canon, err := c.canonical(raw, e.Key())
+	if err != nil {
 		return store.StagedRecord{}, fmt.Errorf("a record is not a JSON object: %v", err)
 	}
-	id := scalar(m[e.Key()])
+	id := c.id
 	if id == "" {
 		return store.StagedRecord{}, fmt.Errorf("a record has no %s", e.Key())
 	}
@@ -249,33 +261,18 @@ func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error
 		// Targeted-by entries are keyed by campaign within an audience.
 		id = part + "/" + id
 	}
-	// Go marshals map keys sorted: the canonical form that doc_hash covers.
-	canon, err := json.Marshal(m)
-	if err != nil {
-		return store.StagedRecord{}, err
-	}
 	sum := sha256.Sum256(canon)
-	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: canon, DocHash: hex.EncodeToString(sum[:])}
+	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: bytes.Clone(canon), DocHash: hex.EncodeToString(sum[:])}
 	if e.Scope == PerParent {
 		r.ParentID = part
 	}
-	r.CreatedAt, r.UpdatedAt = stamp(m["created_at"]), stamp(m["updated_at"])
-	r.Deleted, _ = m["deleted"].(bool)
+	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
+	r.Deleted = c.deleted
 	return r, nil
 }
 
-func scalar(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case json.Number:
-		return x.String()
-	}
-	return ""
-}
-
-func stamp(v any) *time.Time {
-	s, _ := v.(string)
+// stamp is an RFC 3339 time in UTC, nil when s is not one.
+func stamp(s string) *time.Time {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return nil
@@ -291,8 +288,9 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	recs := make([]store.StagedRecord, 0, len(raws))
 	index := make(map[string]int, len(raws))
 	var oldest, newest *time.Time
+	var canon canonicalizer
 	for _, raw := range raws {
-		r, err := stage(u, part, raw)
+		r, err := canon.stage(u, part, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -312,16 +310,57 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		index[r.ID] = len(recs)
 		recs = append(recs, r)
 	}
+	ids := make([]string, len(recs))
+	for i := range recs {
+		ids[i] = recs[i].ID
+	}
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), recs)
+		// Records whose stored doc_hash is theirs are unchanged: they are
+		// neither copied nor merged (the merge would leave them as they
+		// are), only counted and marked seen. New records are copied
+		// straight into the table when Go computed their typed columns;
+		// the others (changed ones) are staged and merged.
+		var changed, fresh []store.StagedRecord
+		direct := true
+		if len(recs) > 0 {
+			stored, err := store.StoredHashes(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids)
+			if err != nil {
+				return fmt.Errorf("storing %s: %w", e.Name, err)
+			}
+			for _, r := range recs {
+				h, ok := stored[r.ID]
+				switch {
+				case !ok:
+					if direct {
+						r.Typed, direct = typedValues(e, part, r.Raw)
+					}
+					fresh = append(fresh, r)
+				case h != r.DocHash:
+					changed = append(changed, r)
+				}
+			}
+		}
+		var inserted, deleted int64
+		if direct && len(fresh) > 0 {
+			var ok bool
+			var err error
+			inserted, deleted, ok, err = store.InsertNew(ctx, tx, e.Name, e.insertColumns(), fresh, e.insertRow)
+			if err != nil {
+				return fmt.Errorf("storing %s: %w", e.Name, err)
+			}
+			direct = ok
+		}
+		if !direct {
+			changed = append(changed, fresh...)
+		}
+		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), changed)
 		if err != nil {
 			return fmt.Errorf("storing %s: %w", e.Name, err)
 		}
+		mc.Inserted += inserted
+		mc.Deleted += deleted
+		mc.Unchanged = int64(len(recs)) - mc.Inserted - mc.Updated
 		if u.Complete() && len(recs) > 0 {
-			ids := make([]string, len(recs))
-			for i := range recs {
-				ids[i] = recs[i].ID
-			}
 			if err := store.MarkSeen(ctx, tx, u.RunID, u.AccountID, e.Name, ids); err != nil {
 				return err
 			}

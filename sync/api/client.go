@@ -246,7 +246,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			}
 			continue
 		}
-		user, account := c.observe(ctx, buckets, resp.Header, endpoint)
+		user, account := c.observe(ctx, buckets, resp.Header, endpoint, resp.StatusCode)
 		if c.cfg.OnResponse != nil {
 			c.cfg.OnResponse(endpoint, resp.StatusCode, d)
 		}
@@ -442,7 +442,7 @@ func (c *cancelOnClose) Close() error {
 }
 
 // observe feeds the answer's rate-limit headers to the governor.
-func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, endpoint string) (user, account *RateLimit) {
+func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, endpoint string, status int) (user, account *RateLimit) {
 	if rl, ok, err := ParseRateLimit(h, "x-rate-limit"); ok {
 		user = &rl
 	} else if err != nil {
@@ -453,7 +453,20 @@ func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, e
 	} else if err != nil {
 		c.log.Warn("ignoring malformed account rate-limit headers", zap.String("endpoint", endpoint), zap.Error(err))
 	}
-	c.gov.Observe(ctx, buckets, user, account)
+	gu, ga := user, account
+	if status >= 200 && status < 300 {
+		// The service sends rate-limit headers with every answer of a
+		// rate-limited endpoint: a success without them says the bucket is
+		// not limited. Left as a probe, it would let one request at a time
+		// through (the others polling for the probe's answer).
+		if gu == nil {
+			gu = c.gov.unlimited()
+		}
+		if ga == nil {
+			ga = c.gov.unlimited()
+		}
+	}
+	c.gov.Observe(ctx, buckets, gu, ga)
 	return user, account
 }
 

@@ -149,6 +149,19 @@ func (g *Governor) Observe(ctx context.Context, buckets []string, user, account 
 	}
 }
 
+// unlimitedRequests is the room of a bucket the service does not limit.
+const unlimitedRequests = 1 << 30
+
+// unlimited is what a success without rate-limit headers tells the store: a
+// window with room for any number of requests, ending at the next multiple
+// of defaultPeriod (fixed, so that every such answer within one period
+// reports the same window, and the store does not learn a period from
+// answers a few seconds apart). At its end the bucket probes again.
+func (g *Governor) unlimited() *RateLimit {
+	now := g.Now()
+	return &RateLimit{Limit: unlimitedRequests, Remaining: unlimitedRequests, Reset: now.Truncate(defaultPeriod).Add(defaultPeriod)}
+}
+
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil

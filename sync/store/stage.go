@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // StagedRecord is one record of a page, ready to merge.
@@ -17,6 +20,9 @@ type StagedRecord struct {
 	UpdatedAt *time.Time
 	Deleted   bool
 	DocHash   string
+	// Typed holds the entity's typed columns computed in Go, for
+	// InsertNew; nil when they are left to the merge's SQL.
+	Typed []any
 }
 
 // MergeCounts says what a merge did.
@@ -46,7 +52,7 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ads_stage"}, stageColumns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
 		r := &recs[i]
-		return []any{r.AccountID, r.ID, r.ParentID, string(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash}, nil
+		return []any{r.AccountID, r.ID, r.ParentID, json.RawMessage(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash}, nil
 	})); err != nil {
 		return mc, err
 	}
@@ -78,21 +84,84 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 	return mc, nil
 }
 
-// MarkSeen records ids listed by a complete unit, for the sweep at its end.
+// InsertNew copies records whose ids the table does not hold straight into
+// it, typed columns included (Typed): a new record needs no staging and no
+// merge. columns are the table's, in the order row gives the values. It
+// reports how many were inserted and how many of them are tombstones; ok is
+// false, with nothing written, when one of the ids was inserted meanwhile
+// by someone else (the caller then merges them instead). Call it inside the
+// page's transaction.
+func InsertNew(ctx context.Context, tx pgx.Tx, table string, columns []string, recs []StagedRecord,
+	row func(*StagedRecord) []any) (inserted, deleted int64, ok bool, err error) {
+	if len(recs) == 0 {
+		return 0, 0, true, nil
+	}
+	sp, err := tx.Begin(ctx) // a savepoint, so a conflict undoes this copy only
+	if err != nil {
+		return 0, 0, false, err
+	}
+	n, err := sp.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
+		return row(&recs[i]), nil
+	}))
+	if err != nil {
+		_ = sp.Rollback(ctx)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
+			return 0, 0, false, nil
+		}
+		return 0, 0, false, err
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return 0, 0, false, err
+	}
+	for i := range recs {
+		if recs[i].Deleted {
+			deleted++
+		}
+	}
+	return n, deleted, true, nil
+}
+
+// MarkSeen records ids listed by a complete unit, for the sweep at its end:
+// one row holding the page's ids.
 func MarkSeen(ctx context.Context, tx pgx.Tx, runID int64, accountID, entity string, ids []string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO sync_unit_seen (run_id, account_id, entity, id)
-SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`, runID, accountID, entity, ids)
+	_, err := tx.Exec(ctx, `INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids) VALUES ($1, $2, $3, $4)`,
+		runID, accountID, entity, ids)
 	return err
 }
 
+// StoredHashes returns, by id, the doc_hash of the rows of table among ids
+// (of accountID when hasAccount, the table being keyed by account and id).
+// Call it inside the page's transaction.
+func StoredHashes(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids []string) (map[string]string, error) {
+	q := `SELECT id, doc_hash FROM ` + pgx.Identifier{table}.Sanitize() + ` WHERE id = ANY($1::text[])`
+	args := []any{ids}
+	if hasAccount {
+		q += ` AND account_id = $2`
+		args = append(args, accountID)
+	}
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]string, len(ids))
+	var id, hash string
+	_, err = pgx.ForEachRow(rows, []any{&id, &hash}, func() error {
+		out[id] = hash
+		return nil
+	})
+	return out, err
+}
+
 // Sweep runs sweepSQL (see ads.Entity.SweepSQL) and forgets the unit's seen
-// ids; it returns how many rows became tombstones.
+// pages; it returns how many rows became tombstones.
 func Sweep(ctx context.Context, tx pgx.Tx, sweepSQL string, runID int64, accountID, entity string) (int64, error) {
 	tag, err := tx.Exec(ctx, sweepSQL, runID, accountID, entity)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 		runID, accountID, entity); err != nil {
 		return 0, err
 	}
