@@ -453,7 +453,21 @@ func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, e
 	} else if err != nil {
 		c.log.Warn("ignoring malformed account rate-limit headers", zap.String("endpoint", endpoint), zap.Error(err))
 	}
+	if buckets == nil {
+		// A request of an endpoint known unlimited reserved nothing and
+		// leaves the store alone. Headers say the endpoint is limited now:
+		// its next requests are reserved again (the store still holds the
+		// unlimited window it was told of, as it would have without this
+		// shortcut).
+		if user != nil || account != nil {
+			c.gov.forgetUnlimited(endpoint)
+		}
+		return user, account
+	}
 	gu, ga := user, account
+	if status >= 200 && status < 300 && gu == nil && ga == nil {
+		c.gov.markUnlimited(endpoint, c.gov.unlimited().Reset)
+	}
 	if status >= 200 && status < 300 {
 		// The service sends rate-limit headers with every answer of a
 		// rate-limited endpoint: a success without them says the bucket is
