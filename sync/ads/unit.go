@@ -179,8 +179,10 @@ func query(u *Unit, part string) url.Values {
 // endpoint's maximum), as the sync sends it. Benchmarks fetch the same
 // pages with it.
 func ListRequest(u *Unit, part string, pageSize int) api.ListRequest {
+	// The page's records are not validated by the split: stage's
+	// canonicalizer validates each one as it reads it.
 	return api.ListRequest{Base: api.BaseAds, Path: fill(u.Entity.Path, u.AccountID, part), Endpoint: u.Entity.Endpoint,
-		Query: query(u, part), Count: pageSize, AccountID: u.AccountID}
+		Query: query(u, part), Count: pageSize, AccountID: u.AccountID, UncheckedRecords: true}
 }
 
 func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Checkpoint) error {
@@ -250,6 +252,14 @@ func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error
 func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
 	e := u.Entity
 	canon, err := c.canonical(raw, e.Key())
+	if errors.Is(err, errSyntax) {
+		// Not valid JSON: the page's decode would have refused it so
+		// (the split left the records to this validator).
+		if jerr := json.Unmarshal(raw, new(json.RawMessage)); jerr != nil {
+			err = jerr
+		}
+		return store.StagedRecord{}, fmt.Errorf("%s: decoding the response: %w", e.Endpoint, err)
+	}
 	if err != nil {
 		return store.StagedRecord{}, fmt.Errorf("a record is not a JSON object: %v", err)
 	}
