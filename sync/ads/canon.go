@@ -39,6 +39,7 @@ type canonicalizer struct {
 	depth   int // nesting of the value being written
 	members []member
 	str     []byte // decoded strings that needed unescaping
+	arena   []byte // kept canonical records (see keep)
 
 	// The top-level fields of the record last canonicalized.
 	keyField  string

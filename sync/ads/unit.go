@@ -272,13 +272,24 @@ func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.
 		id = part + "/" + id
 	}
 	sum := sha256.Sum256(canon)
-	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: bytes.Clone(canon), DocHash: hex.EncodeToString(sum[:])}
+	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: c.keep(canon), DocHash: hex.EncodeToString(sum[:])}
 	if e.Scope == PerParent {
 		r.ParentID = part
 	}
 	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
 	r.Deleted = c.deleted
 	return r, nil
+}
+
+// keep copies canon into the arena, or into a buffer of its own when the
+// arena is full.
+func (c *canonicalizer) keep(canon []byte) []byte {
+	if cap(c.arena)-len(c.arena) < len(canon) {
+		return bytes.Clone(canon)
+	}
+	start := len(c.arena)
+	c.arena = append(c.arena, canon...)
+	return c.arena[start:len(c.arena):len(c.arena)]
 }
 
 // stamp is an RFC 3339 time in UTC, nil when s is not one.
@@ -299,6 +310,14 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	index := make(map[string]int, len(raws))
 	var oldest, newest *time.Time
 	var canon canonicalizer
+	// The records' canonical bytes share one buffer (a record's are at most
+	// a few bytes longer than its raw ones, but for escapes): one allocation
+	// a page, not one a record.
+	size := 0
+	for _, raw := range raws {
+		size += len(raw)
+	}
+	canon.arena = make([]byte, 0, size+size/8)
 	for _, raw := range raws {
 		r, err := canon.stage(u, part, raw)
 		if err != nil {
@@ -331,6 +350,7 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		// straight into the table when Go computed their typed columns;
 		// the others (changed ones) are staged and merged.
 		var changed, fresh []store.StagedRecord
+		var top []topMember
 		direct := true
 		if len(recs) > 0 {
 			stored, err := store.StoredHashes(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids)
@@ -342,7 +362,7 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 				switch {
 				case !ok:
 					if direct {
-						r.Typed, direct = typedValues(e, part, r.Raw)
+						r.Typed, direct = typedValuesInto(e, part, r.Raw, &top)
 					}
 					fresh = append(fresh, r)
 				case h != r.DocHash:
