@@ -353,19 +353,32 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		var top []topMember
 		direct := true
 		if len(recs) > 0 {
-			stored, err := store.StoredHashes(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids)
+			// One statement returns the records whose stored row differs
+			// (new ones flagged) and, for a complete unit, marks the page's
+			// ids seen: an unchanged page gets no row back.
+			hashes := make([]string, len(recs))
+			for i := range recs {
+				hashes[i] = recs[i].DocHash
+			}
+			var seen *store.Seen
+			if u.Complete() {
+				seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name}
+			}
+			differ, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids, hashes, seen)
 			if err != nil {
 				return fmt.Errorf("storing %s: %w", e.Name, err)
 			}
 			for _, r := range recs {
-				h, ok := stored[r.ID]
+				isNew, ok := differ[r.ID]
 				switch {
 				case !ok:
+					// unchanged
+				case isNew:
 					if direct {
 						r.Typed, direct = typedValuesInto(e, part, r.Raw, &top)
 					}
 					fresh = append(fresh, r)
-				case h != r.DocHash:
+				default:
 					changed = append(changed, r)
 				}
 			}
@@ -390,11 +403,6 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		mc.Inserted += inserted
 		mc.Deleted += deleted
 		mc.Unchanged = int64(len(recs)) - mc.Inserted - mc.Updated
-		if u.Complete() && len(recs) > 0 {
-			if err := store.MarkSeen(ctx, tx, u.RunID, u.AccountID, e.Name, ids); err != nil {
-				return err
-			}
-		}
 		if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
 			return err
 		}

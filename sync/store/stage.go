@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -122,33 +123,47 @@ func InsertNew(ctx context.Context, tx pgx.Tx, table string, columns []string, r
 	return n, deleted, true, nil
 }
 
-// MarkSeen records ids listed by a complete unit, for the sweep at its end:
-// one row holding the page's ids.
-func MarkSeen(ctx context.Context, tx pgx.Tx, runID int64, accountID, entity string, ids []string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids) VALUES ($1, $2, $3, $4)`,
-		runID, accountID, entity, ids)
-	return err
+// Seen names the unit whose seen ids a page's lookup records (see
+// ChangedRecords).
+type Seen struct {
+	RunID     int64
+	AccountID string
+	Entity    string
 }
 
-// StoredHashes returns, by id, the doc_hash of the rows of table among ids
-// (of accountID when hasAccount, the table being keyed by account and id).
-// Call it inside the page's transaction.
-func StoredHashes(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids []string) (map[string]string, error) {
-	q := `SELECT id, doc_hash FROM ` + pgx.Identifier{table}.Sanitize() + ` WHERE id = ANY($1::text[])`
-	args := []any{ids}
-	if hasAccount {
-		q += ` AND account_id = $2`
-		args = append(args, accountID)
+// ChangedRecords returns the records among ids whose table row differs
+// from them: by id, true for an id the table does not hold (of accountID
+// when hasAccount, the table being keyed by account and id), false for a
+// row whose doc_hash is not hashes[i]. Rows equal to the page are not
+// returned: an unchanged page costs no row back. When seen is not nil the
+// same statement marks the ids seen, for the sweep at the unit's end (one
+// row holding the page's ids). ids must not repeat. Call it inside the
+// page's transaction.
+func ChangedRecords(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids, hashes []string,
+	seen *Seen) (map[string]bool, error) {
+	args := []any{ids, hashes}
+	q := ""
+	if seen != nil {
+		q = `WITH seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids) VALUES ($3, $4, $5, $1)) `
+		args = append(args, seen.RunID, seen.AccountID, seen.Entity)
 	}
+	q += `SELECT p.id, t.id IS NULL FROM unnest($1::text[], $2::text[]) AS p(id, doc_hash)
+LEFT JOIN ` + pgx.Identifier{table}.Sanitize() + ` t ON t.id = p.id`
+	if hasAccount {
+		args = append(args, accountID)
+		q += fmt.Sprintf(` AND t.account_id = $%d`, len(args))
+	}
+	q += ` WHERE t.doc_hash IS DISTINCT FROM p.doc_hash`
 	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[string]string, len(ids))
-	var id, hash string
-	_, err = pgx.ForEachRow(rows, []any{&id, &hash}, func() error {
-		out[id] = hash
+	out := map[string]bool{}
+	var id string
+	var isNew bool
+	_, err = pgx.ForEachRow(rows, []any{&id, &isNew}, func() error {
+		out[id] = isNew
 		return nil
 	})
 	return out, err

@@ -1,0 +1,36 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+)
+
+// One statement tells a page's new and changed records apart from the
+// unchanged ones (of the page's account only) and marks the ids seen.
+func TestChangedRecordsReturnsOnlyNewAndChangedOnesAndMarksThePageSeen(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	_, err := pool.Exec(ctx, `INSERT INTO campaigns (account_id, id, raw, doc_hash) VALUES
+		('a1', 'same', '{}', 'h1'), ('a1', 'changed', '{}', 'h2'), ('a2', 'other', '{}', 'h3')`)
+	require.NoError(t, err)
+	ids, hashes := []string{"same", "changed", "new", "other"}, []string{"h1", "h2x", "h4", "h3"}
+	tx(t, pool, func(tx pgx.Tx) error {
+		got, err := store.ChangedRecords(ctx, tx, "campaigns", true, "a1", ids, hashes,
+			&store.Seen{RunID: run, AccountID: "a1", Entity: "campaigns"})
+		require.NoError(t, err)
+		require.Equal(t, map[string]bool{"changed": false, "new": true, "other": true}, got)
+		got, err = store.ChangedRecords(ctx, tx, "campaigns", true, "a1", ids[:1], hashes[:1], nil)
+		require.NoError(t, err)
+		require.Empty(t, got)
+		return nil
+	})
+	var seen []string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT ids FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = 'a1' AND entity = 'campaigns'`,
+		run).Scan(&seen))
+	require.Equal(t, ids, seen)
+}
