@@ -364,23 +364,19 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 			if u.Complete() {
 				seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name}
 			}
-			differ, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids, hashes, seen)
+			newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids, hashes, seen)
 			if err != nil {
 				return fmt.Errorf("storing %s: %w", e.Name, err)
 			}
-			for _, r := range recs {
-				isNew, ok := differ[r.ID]
-				switch {
-				case !ok:
-					// unchanged
-				case isNew:
-					if direct {
-						r.Typed, direct = typedValuesInto(e, part, r.Raw, &top)
-					}
-					fresh = append(fresh, r)
-				default:
-					changed = append(changed, r)
+			for _, i := range newIdx {
+				r := recs[i]
+				if direct {
+					r.Typed, direct = typedValuesInto(e, part, r.Raw, &top)
 				}
+				fresh = append(fresh, r)
+			}
+			for _, i := range changedIdx {
+				changed = append(changed, recs[i])
 			}
 		}
 		var inserted, deleted int64

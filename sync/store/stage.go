@@ -131,42 +131,34 @@ type Seen struct {
 	Entity    string
 }
 
-// ChangedRecords returns the records among ids whose table row differs
-// from them: by id, true for an id the table does not hold (of accountID
-// when hasAccount, the table being keyed by account and id), false for a
-// row whose doc_hash is not hashes[i]. Rows equal to the page are not
-// returned: an unchanged page costs no row back. When seen is not nil the
-// same statement marks the ids seen, for the sweep at the unit's end (one
-// row holding the page's ids). ids must not repeat. Call it inside the
-// page's transaction.
+// ChangedRecords tells which of a page's records differ from their table
+// row: the indexes (into ids) of the records the table does not hold (of
+// accountID when hasAccount, the table being keyed by account and id), and
+// of those whose row's doc_hash is not hashes[i]. Unchanged records are not
+// returned, and the answer is one row of two arrays (in page order)
+// whatever the page. When
+// seen is not nil the same statement marks the ids seen, for the sweep at
+// the unit's end (one row holding the page's ids). ids must not repeat.
+// Call it inside the page's transaction.
 func ChangedRecords(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids, hashes []string,
-	seen *Seen) (map[string]bool, error) {
+	seen *Seen) (fresh, changed []int32, err error) {
 	args := []any{ids, hashes}
 	q := ""
 	if seen != nil {
 		q = `WITH seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids) VALUES ($3, $4, $5, $1)) `
 		args = append(args, seen.RunID, seen.AccountID, seen.Entity)
 	}
-	q += `SELECT p.id, t.id IS NULL FROM unnest($1::text[], $2::text[]) AS p(id, doc_hash)
+	q += `SELECT COALESCE(array_agg(p.n - 1 ORDER BY p.n) FILTER (WHERE t.id IS NULL), '{}')::int4[],
+       COALESCE(array_agg(p.n - 1 ORDER BY p.n) FILTER (WHERE t.id IS NOT NULL), '{}')::int4[]
+FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, doc_hash, n)
 LEFT JOIN ` + pgx.Identifier{table}.Sanitize() + ` t ON t.id = p.id`
 	if hasAccount {
 		args = append(args, accountID)
 		q += fmt.Sprintf(` AND t.account_id = $%d`, len(args))
 	}
 	q += ` WHERE t.doc_hash IS DISTINCT FROM p.doc_hash`
-	rows, err := tx.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	var id string
-	var isNew bool
-	_, err = pgx.ForEachRow(rows, []any{&id, &isNew}, func() error {
-		out[id] = isNew
-		return nil
-	})
-	return out, err
+	err = tx.QueryRow(ctx, q, args...).Scan(&fresh, &changed)
+	return fresh, changed, err
 }
 
 // Sweep runs sweepSQL (see ads.Entity.SweepSQL) and forgets the unit's seen

@@ -20,13 +20,15 @@ func TestChangedRecordsReturnsOnlyNewAndChangedOnesAndMarksThePageSeen(t *testin
 	require.NoError(t, err)
 	ids, hashes := []string{"same", "changed", "new", "other"}, []string{"h1", "h2x", "h4", "h3"}
 	tx(t, pool, func(tx pgx.Tx) error {
-		got, err := store.ChangedRecords(ctx, tx, "campaigns", true, "a1", ids, hashes,
+		fresh, changed, err := store.ChangedRecords(ctx, tx, "campaigns", true, "a1", ids, hashes,
 			&store.Seen{RunID: run, AccountID: "a1", Entity: "campaigns"})
 		require.NoError(t, err)
-		require.Equal(t, map[string]bool{"changed": false, "new": true, "other": true}, got)
-		got, err = store.ChangedRecords(ctx, tx, "campaigns", true, "a1", ids[:1], hashes[:1], nil)
+		require.Equal(t, []int32{2, 3}, fresh)
+		require.Equal(t, []int32{1}, changed)
+		fresh, changed, err = store.ChangedRecords(ctx, tx, "campaigns", true, "a1", ids[:1], hashes[:1], nil)
 		require.NoError(t, err)
-		require.Empty(t, got)
+		require.Empty(t, fresh)
+		require.Empty(t, changed)
 		return nil
 	})
 	var seen []string
