@@ -122,15 +122,22 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 		if i >= len(s) || s[i] != '"' {
 			return 0, errSyntax
 		}
-		key, next, err := c.decodeString(s, i)
-		if err != nil {
-			return 0, err
-		}
 		if len(c.members) > base {
 			c.out = append(c.out, ',')
 		}
 		start := len(c.out)
-		c.out = appendString(c.out, key)
+		var key []byte
+		next := plainString(s, i)
+		if next > 0 {
+			key = s[i+1 : next-1]
+			c.out = append(c.out, s[i:next]...)
+		} else {
+			var err error
+			if key, next, err = c.decodeString(s, i); err != nil {
+				return 0, err
+			}
+			c.out = appendString(c.out, key)
+		}
 		c.out = append(c.out, ':')
 		i = skipWS(s, next)
 		if i >= len(s) || s[i] != ':' {
@@ -138,6 +145,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 		}
 		i = skipWS(s, i+1)
 		valStart := len(c.out)
+		var err error
 		if i, err = c.value(s, i); err != nil {
 			return 0, err
 		}
@@ -274,6 +282,10 @@ func (c *canonicalizer) value(s []byte, i int) (int, error) {
 			return i + 1, nil
 		}
 	case b == '"':
+		if next := plainString(s, i); next > 0 {
+			c.out = append(c.out, s[i:next]...)
+			return next, nil
+		}
 		str, next, err := c.decodeString(s, i)
 		if err != nil {
 			return 0, err
@@ -346,6 +358,32 @@ func (c *canonicalizer) literal(s []byte, i int, lit string) (int, error) {
 	}
 	c.out = append(c.out, lit...)
 	return i + len(lit), nil
+}
+
+// plainByte marks the bytes a string can hold that decode and encode as
+// they are: printable ASCII but the quote, the backslash and the characters
+// json.Marshal escapes for HTML.
+var plainByte = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = true
+	}
+	for _, b := range `"\<>&` {
+		t[b] = false
+	}
+	return t
+}()
+
+// plainString returns the index after the string at s[i] ('"') when it
+// holds only plain bytes (its canonical form is itself), else 0.
+func plainString(s []byte, i int) int {
+	j := i + 1
+	for j < len(s) && plainByte[s[j]] {
+		j++
+	}
+	if j < len(s) && s[j] == '"' {
+		return j + 1
+	}
+	return 0
 }
 
 // decodeString decodes the string at s[i] ('"') as encoding/json does and
