@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adsync/adsync/sync/api"
@@ -302,6 +303,9 @@ func stamp(s string) *time.Time {
 	return &t
 }
 
+// canonicalizers are storePage's, kept from page to page.
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
+
 // storePage merges one page and records its counts, seen ids and cursor in
 // one transaction. It returns the oldest updated_at of the page.
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
@@ -309,15 +313,20 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	recs := make([]store.StagedRecord, 0, len(raws))
 	index := make(map[string]int, len(raws))
 	var oldest, newest *time.Time
-	var canon canonicalizer
 	// The records' canonical bytes share one buffer (a record's are at most
-	// a few bytes longer than its raw ones, but for escapes): one allocation
-	// a page, not one a record.
+	// a few bytes longer than its raw ones, but for escapes), and the
+	// canonicalizer with its buffers serves page after page: nothing of a
+	// page is held once it is stored.
+	canon := canonicalizers.Get().(*canonicalizer)
+	defer canonicalizers.Put(canon)
 	size := 0
 	for _, raw := range raws {
 		size += len(raw)
 	}
-	canon.arena = make([]byte, 0, size+size/8)
+	if size += size / 8; cap(canon.arena) < size {
+		canon.arena = make([]byte, 0, size)
+	}
+	canon.arena = canon.arena[:0]
 	for _, raw := range raws {
 		r, err := canon.stage(u, part, raw)
 		if err != nil {
