@@ -443,8 +443,10 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 			if u.Entity.AccessList {
 				n = 0 // an account out of reach is not deleted
 			}
-			if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
-				return err
+			if n > 0 {
+				if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
+					return err
+				}
 			}
 		}
 		if err := store.CompleteUnit(ctx, tx, u.Key(), u.Complete()); err != nil || u.Inline {
