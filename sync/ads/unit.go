@@ -360,6 +360,7 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		// the others (changed ones) are staged and merged.
 		var changed, fresh []store.StagedRecord
 		var top []topMember
+		progressed := false
 		direct := true
 		if len(recs) > 0 {
 			// One statement returns the records whose stored row differs
@@ -373,9 +374,15 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 			if u.Complete() {
 				seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name}
 			}
-			newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids, hashes, seen)
+			// An unchanged page's progress is recorded by the same
+			// statement.
+			progress := &store.UnchangedProgress{Unit: u.Key(), Fetched: int64(len(raws)), Records: int64(len(recs)), MaxUpdated: newest}
+			newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids, hashes, seen, progress)
 			if err != nil {
 				return fmt.Errorf("storing %s: %w", e.Name, err)
+			}
+			if len(newIdx) == 0 && len(changedIdx) == 0 {
+				progressed = true
 			}
 			for _, i := range newIdx {
 				r := recs[i]
@@ -408,8 +415,10 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		mc.Inserted += inserted
 		mc.Deleted += deleted
 		mc.Unchanged = int64(len(recs)) - mc.Inserted - mc.Updated
-		if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
-			return err
+		if !progressed {
+			if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
+				return err
+			}
 		}
 		if cp != nil {
 			return cp(ctx, tx, c)

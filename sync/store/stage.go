@@ -131,32 +131,56 @@ type Seen struct {
 	Entity    string
 }
 
+// UnchangedProgress is the progress a page adds to its unit when none of
+// its records differs from the table (see ChangedRecords).
+type UnchangedProgress struct {
+	Unit       UnitKey
+	Fetched    int64 // the page's records, repeats included
+	Records    int64 // its distinct records, all unchanged
+	MaxUpdated *time.Time
+}
+
 // ChangedRecords tells which of a page's records differ from their table
 // row: the indexes (into ids) of the records the table does not hold (of
 // accountID when hasAccount, the table being keyed by account and id), and
 // of those whose row's doc_hash is not hashes[i]. Unchanged records are not
 // returned, and the answer is one row of two arrays (in page order)
-// whatever the page. When
-// seen is not nil the same statement marks the ids seen, for the sweep at
-// the unit's end (one row holding the page's ids). ids must not repeat.
-// Call it inside the page's transaction.
+// whatever the page. In the same statement, when seen is not nil, the ids
+// are marked seen, for the sweep at the unit's end (one row holding the
+// page's ids); and when progress is not nil and no record differs, the
+// page's progress is recorded as PageProgress would (the caller records it
+// otherwise, once it has stored the page). ids must not repeat. Call it
+// inside the page's transaction.
 func ChangedRecords(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids, hashes []string,
-	seen *Seen) (fresh, changed []int32, err error) {
+	seen *Seen, progress *UnchangedProgress) (fresh, changed []int32, err error) {
 	args := []any{ids, hashes}
-	q := ""
-	if seen != nil {
-		q = `WITH seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids) VALUES ($3, $4, $5, $1)) `
-		args = append(args, seen.RunID, seen.AccountID, seen.Entity)
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
 	}
-	q += `SELECT COALESCE(array_agg(p.n - 1 ORDER BY p.n) FILTER (WHERE t.id IS NULL), '{}')::int4[],
-       COALESCE(array_agg(p.n - 1 ORDER BY p.n) FILTER (WHERE t.id IS NOT NULL), '{}')::int4[]
-FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, doc_hash, n)
-LEFT JOIN ` + pgx.Identifier{table}.Sanitize() + ` t ON t.id = p.id`
+	acct := ""
 	if hasAccount {
-		args = append(args, accountID)
-		q += fmt.Sprintf(` AND t.account_id = $%d`, len(args))
+		acct = ` AND t.account_id = ` + arg(accountID) + `::text`
 	}
-	q += ` WHERE t.doc_hash IS DISTINCT FROM p.doc_hash`
+	q := `WITH d AS (SELECT p.n, t.id IS NULL AS new
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, doc_hash, n)
+    LEFT JOIN ` + pgx.Identifier{table}.Sanitize() + ` t ON t.id = p.id` + acct + `
+    WHERE t.doc_hash IS DISTINCT FROM p.doc_hash)`
+	if seen != nil {
+		q += `, seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids)
+    VALUES (` + arg(seen.RunID) + `::bigint, ` + arg(seen.AccountID) + `::text, ` + arg(seen.Entity) + `::text, $1))`
+	}
+	if progress != nil {
+		k := progress.Unit
+		q += `, progress AS (UPDATE sync_run_units SET fetched = fetched + ` + arg(progress.Fetched) + `::bigint,
+    unchanged = unchanged + ` + arg(progress.Records) + `::bigint, pages = pages + 1,
+    max_updated_at = GREATEST(max_updated_at, ` + arg(progress.MaxUpdated) + `::timestamptz)
+    WHERE run_id = ` + arg(k.RunID) + `::bigint AND account_id = ` + arg(k.AccountID) + `::text AND entity = ` + arg(k.Entity) + `::text
+    AND NOT EXISTS (SELECT FROM d))`
+	}
+	q += `
+SELECT COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE new), '{}')::int4[],
+       COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE NOT new), '{}')::int4[] FROM d`
 	err = tx.QueryRow(ctx, q, args...).Scan(&fresh, &changed)
 	return fresh, changed, err
 }
