@@ -27,15 +27,19 @@ import (
 // output equals the old json.Marshal(map) form for every valid record (a
 // fuzz test holds them equal), so stored doc_hash values stay valid. Should
 // the two ever differ for some input, a stored row of such a record would
-// simply be rewritten once, by the next sync that sees it. The
-// input must be valid JSON (records come out of the page's decode, which
-// validated them); malformed input is an error or, at worst, a hash of
-// something, never a panic.
+// simply be rewritten once, by the next sync that sees it.
+//
+// It is also the record's validator (the page's split does not validate
+// records): input that is not valid JSON, as json.Valid has it (nesting
+// deeper than encoding/json's limit included), is refused with an error
+// wrapping errSyntax, never hashed, never a panic.
 type canonicalizer struct {
 	out     []byte
 	tmp     []byte
+	depth   int // nesting of the value being written
 	members []member
 	str     []byte // decoded strings that needed unescaping
+	arena   []byte // kept canonical records (see keep)
 
 	// The top-level fields of the record last canonicalized.
 	keyField  string
@@ -58,10 +62,18 @@ var errNotObject = errors.New("a record is not a JSON object")
 // canonical canonicalizes one record; keyField is the record key's field.
 // The result aliases the canonicalizer's buffer until the next call.
 func (c *canonicalizer) canonical(raw []byte, keyField string) ([]byte, error) {
-	c.out, c.members = c.out[:0], c.members[:0]
+	c.out, c.members, c.depth = c.out[:0], c.members[:0], 0
 	c.keyField, c.id, c.hasID, c.createdAt, c.updatedAt, c.deleted = keyField, "", false, "", "", false
 	i := skipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
+		// Valid JSON but not an object, or not valid JSON at all.
+		j, err := c.value(raw, i)
+		if err != nil {
+			return nil, err
+		}
+		if skipWS(raw, j) != len(raw) {
+			return nil, errSyntax
+		}
 		return nil, errNotObject
 	}
 	i, err := c.object(raw, i, true)
@@ -69,12 +81,15 @@ func (c *canonicalizer) canonical(raw []byte, keyField string) ([]byte, error) {
 		return nil, err
 	}
 	if skipWS(raw, i) != len(raw) {
-		return nil, errors.New("a record has data after its object")
+		return nil, errSyntax // data after the object
 	}
 	return c.out, nil
 }
 
 var errSyntax = errors.New("a record is not valid JSON")
+
+// maxDepth is encoding/json's nesting limit, beyond which it refuses input.
+const maxDepth = 10000
 
 func skipWS(s []byte, i int) int {
 	for i < len(s) {
@@ -90,6 +105,10 @@ func skipWS(s []byte, i int) int {
 
 // object writes the object at s[i] ('{') and returns the index after it.
 func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
+	if c.depth++; c.depth > maxDepth {
+		return 0, errSyntax
+	}
+	defer func() { c.depth-- }()
 	base := len(c.members)
 	defer func() { c.members = c.members[:base] }()
 	objStart := len(c.out)
@@ -103,15 +122,22 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 		if i >= len(s) || s[i] != '"' {
 			return 0, errSyntax
 		}
-		key, next, err := c.decodeString(s, i)
-		if err != nil {
-			return 0, err
-		}
 		if len(c.members) > base {
 			c.out = append(c.out, ',')
 		}
 		start := len(c.out)
-		c.out = appendString(c.out, key)
+		var key []byte
+		next := plainString(s, i)
+		if next > 0 {
+			key = s[i+1 : next-1]
+			c.out = append(c.out, s[i:next]...)
+		} else {
+			var err error
+			if key, next, err = c.decodeString(s, i); err != nil {
+				return 0, err
+			}
+			c.out = appendString(c.out, key)
+		}
 		c.out = append(c.out, ':')
 		i = skipWS(s, next)
 		if i >= len(s) || s[i] != ':' {
@@ -119,6 +145,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 		}
 		i = skipWS(s, i+1)
 		valStart := len(c.out)
+		var err error
 		if i, err = c.value(s, i); err != nil {
 			return 0, err
 		}
@@ -222,6 +249,10 @@ func (c *canonicalizer) value(s []byte, i int) (int, error) {
 	case b == '{':
 		return c.object(s, i, false)
 	case b == '[':
+		if c.depth++; c.depth > maxDepth {
+			return 0, errSyntax
+		}
+		defer func() { c.depth-- }()
 		c.out = append(c.out, '[')
 		i = skipWS(s, i+1)
 		if i < len(s) && s[i] == ']' {
@@ -251,6 +282,10 @@ func (c *canonicalizer) value(s []byte, i int) (int, error) {
 			return i + 1, nil
 		}
 	case b == '"':
+		if next := plainString(s, i); next > 0 {
+			c.out = append(c.out, s[i:next]...)
+			return next, nil
+		}
 		str, next, err := c.decodeString(s, i)
 		if err != nil {
 			return 0, err
@@ -259,9 +294,9 @@ func (c *canonicalizer) value(s []byte, i int) (int, error) {
 		return next, nil
 	case b == '-' || b >= '0' && b <= '9':
 		// Numbers as sent (UseNumber kept their text).
-		j := i + 1
-		for j < len(s) && isNumberByte(s[j]) {
-			j++
+		j := number(s, i)
+		if j < 0 {
+			return 0, errSyntax
 		}
 		c.out = append(c.out, s[i:j]...)
 		return j, nil
@@ -275,8 +310,46 @@ func (c *canonicalizer) value(s []byte, i int) (int, error) {
 	return 0, errSyntax
 }
 
-func isNumberByte(b byte) bool {
-	return b >= '0' && b <= '9' || b == '.' || b == 'e' || b == 'E' || b == '+' || b == '-'
+// number returns the index after the JSON number at s[i], or -1 when none
+// is there: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func number(s []byte, i int) int {
+	if s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i = digits(s, i+1)
+	default:
+		return -1
+	}
+	if i < len(s) && s[i] == '.' {
+		j := digits(s, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := digits(s, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(s []byte, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 func (c *canonicalizer) literal(s []byte, i int, lit string) (int, error) {
@@ -285,6 +358,32 @@ func (c *canonicalizer) literal(s []byte, i int, lit string) (int, error) {
 	}
 	c.out = append(c.out, lit...)
 	return i + len(lit), nil
+}
+
+// plainByte marks the bytes a string can hold that decode and encode as
+// they are: printable ASCII but the quote, the backslash and the characters
+// json.Marshal escapes for HTML.
+var plainByte = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = true
+	}
+	for _, b := range `"\<>&` {
+		t[b] = false
+	}
+	return t
+}()
+
+// plainString returns the index after the string at s[i] ('"') when it
+// holds only plain bytes (its canonical form is itself), else 0.
+func plainString(s []byte, i int) int {
+	j := i + 1
+	for j < len(s) && plainByte[s[j]] {
+		j++
+	}
+	if j < len(s) && s[j] == '"' {
+		return j + 1
+	}
+	return 0
 }
 
 // decodeString decodes the string at s[i] ('"') as encoding/json does and
@@ -306,6 +405,9 @@ func (c *canonicalizer) decodeString(s []byte, i int) ([]byte, int, error) {
 		}
 		if b == '\\' {
 			break
+		}
+		if b < 0x20 {
+			return nil, 0, errSyntax // control bytes must be escaped
 		}
 		if b >= utf8.RuneSelf {
 			ascii = false
@@ -368,6 +470,8 @@ func (c *canonicalizer) decodeString(s []byte, i int) ([]byte, int, error) {
 				return nil, 0, errSyntax
 			}
 			j += 2
+		case b < 0x20:
+			return nil, 0, errSyntax
 		case b < utf8.RuneSelf:
 			out = append(out, b)
 			j++

@@ -3,6 +3,8 @@ package ads
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,11 +62,29 @@ func FuzzCanonicalEqualsTheOldMapAndMarshalForm(f *testing.F) {
 	for _, in := range canonicalCases {
 		f.Add([]byte(in))
 	}
+	for _, in := range []string{ // not valid JSON, or not objects
+		`{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":.5}`, `{"a":1e}`, `{"a":1e+}`, `{"a":+1}`, "{\"a\":\"x\x01\"}",
+		"{\"a\x1f\":1}", `{"a":tru}`, `{"a":truex}`, `{"a":1,}`, `{"a":[1,]}`, `{"a":1} x`, `1 x`, `1`, `[1]`, `"x"`,
+		`{"a":"\x"}`, `{"a":"\u12"}`, `{"a" 1}`, `{a:1}`, `{"a":1`, `{"a":[1}`, `{"a":{}]}`, ``, ` `,
+		strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
+		`{"a":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`,
+		`{"a":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`,
+	} {
+		f.Add([]byte(in))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var c canonicalizer
 		got, err := c.canonical(in, "id") // malformed input: an error, never a panic
 		if !json.Valid(in) {
+			// The canonicalizer is the records' validator: it refuses
+			// exactly what json.Valid refuses.
+			if !errors.Is(err, errSyntax) {
+				t.Fatalf("%q is not valid JSON, canonical gave %q, %v", in, got, err)
+			}
 			return
+		}
+		if errors.Is(err, errSyntax) {
+			t.Fatalf("%q is valid JSON, canonical refused it: %v", in, err)
 		}
 		want, oldErr := oldCanonical(in)
 		if oldErr != nil {
@@ -137,8 +157,14 @@ func TestStageTakesTheTopLevelFieldsAsTheMapDid(t *testing.T) {
 		_, err = stage(u, "", json.RawMessage(bad))
 		require.ErrorContains(t, err, "a record has no currency", bad)
 	}
-	for _, bad := range []string{`null`, `[1]`, `"x"`, `{"a":}`, `{"a":1`, `{"a" 1}`, `{"a":1}x`} {
+	for _, bad := range []string{`null`, `[1]`, `"x"`} {
 		_, err = stage(u, "", json.RawMessage(bad))
 		require.ErrorContains(t, err, "not a JSON object", bad)
+	}
+	// Not valid JSON: refused as the page's decode refuses it.
+	for _, bad := range []string{`{"a":}`, `{"a":1`, `{"a" 1}`, `{"a":1}x`} {
+		_, err = stage(u, "", json.RawMessage(bad))
+		var syn *json.SyntaxError
+		require.ErrorAs(t, err, &syn, bad)
 	}
 }

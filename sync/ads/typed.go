@@ -16,7 +16,15 @@ import (
 // such a record takes the merge, which computes them in SQL. Only new
 // records need it, so it is not done while staging.
 func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
-	top := topMembers(raw)
+	var scratch []topMember
+	return typedValuesInto(e, part, raw, &scratch)
+}
+
+// typedValuesInto is typedValues listing the record's members in *scratch,
+// reused from record to record (a page's records need no list each).
+func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) ([]any, bool) {
+	*scratch = topMembers((*scratch)[:0], raw)
+	top := *scratch
 	out := make([]any, len(e.Columns))
 	for i, col := range e.Columns {
 		if col.FromParent {
@@ -42,10 +50,9 @@ func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
 	return out, true
 }
 
-// topMembers lists the members of a canonical object: each encoded key
+// topMembers appends to out the members of a canonical object: each encoded key
 // (without its quotes) and its value's span.
-func topMembers(raw []byte) []topMember {
-	out := make([]topMember, 0, 32)
+func topMembers(out []topMember, raw []byte) []topMember {
 	i := 1
 	for i < len(raw) && raw[i] == '"' {
 		k := skipCanonical(raw, i)

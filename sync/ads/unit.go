@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adsync/adsync/sync/api"
@@ -179,8 +180,10 @@ func query(u *Unit, part string) url.Values {
 // endpoint's maximum), as the sync sends it. Benchmarks fetch the same
 // pages with it.
 func ListRequest(u *Unit, part string, pageSize int) api.ListRequest {
+	// The page's records are not validated by the split: stage's
+	// canonicalizer validates each one as it reads it.
 	return api.ListRequest{Base: api.BaseAds, Path: fill(u.Entity.Path, u.AccountID, part), Endpoint: u.Entity.Endpoint,
-		Query: query(u, part), Count: pageSize, AccountID: u.AccountID}
+		Query: query(u, part), Count: pageSize, AccountID: u.AccountID, UncheckedRecords: true}
 }
 
 func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Checkpoint) error {
@@ -250,6 +253,14 @@ func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error
 func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
 	e := u.Entity
 	canon, err := c.canonical(raw, e.Key())
+	if errors.Is(err, errSyntax) {
+		// Not valid JSON: the page's decode would have refused it so
+		// (the split left the records to this validator).
+		if jerr := json.Unmarshal(raw, new(json.RawMessage)); jerr != nil {
+			err = jerr
+		}
+		return store.StagedRecord{}, fmt.Errorf("%s: decoding the response: %w", e.Endpoint, err)
+	}
 	if err != nil {
 		return store.StagedRecord{}, fmt.Errorf("a record is not a JSON object: %v", err)
 	}
@@ -262,13 +273,24 @@ func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.
 		id = part + "/" + id
 	}
 	sum := sha256.Sum256(canon)
-	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: bytes.Clone(canon), DocHash: hex.EncodeToString(sum[:])}
+	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: c.keep(canon), DocHash: hex.EncodeToString(sum[:])}
 	if e.Scope == PerParent {
 		r.ParentID = part
 	}
 	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
 	r.Deleted = c.deleted
 	return r, nil
+}
+
+// keep copies canon into the arena, or into a buffer of its own when the
+// arena is full.
+func (c *canonicalizer) keep(canon []byte) []byte {
+	if cap(c.arena)-len(c.arena) < len(canon) {
+		return bytes.Clone(canon)
+	}
+	start := len(c.arena)
+	c.arena = append(c.arena, canon...)
+	return c.arena[start:len(c.arena):len(c.arena)]
 }
 
 // stamp is an RFC 3339 time in UTC, nil when s is not one.
@@ -281,6 +303,9 @@ func stamp(s string) *time.Time {
 	return &t
 }
 
+// canonicalizers are storePage's, kept from page to page.
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
+
 // storePage merges one page and records its counts, seen ids and cursor in
 // one transaction. It returns the oldest updated_at of the page.
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
@@ -288,7 +313,20 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	recs := make([]store.StagedRecord, 0, len(raws))
 	index := make(map[string]int, len(raws))
 	var oldest, newest *time.Time
-	var canon canonicalizer
+	// The records' canonical bytes share one buffer (a record's are at most
+	// a few bytes longer than its raw ones, but for escapes), and the
+	// canonicalizer with its buffers serves page after page: nothing of a
+	// page is held once it is stored.
+	canon := canonicalizers.Get().(*canonicalizer)
+	defer canonicalizers.Put(canon)
+	size := 0
+	for _, raw := range raws {
+		size += len(raw)
+	}
+	if size += size / 8; cap(canon.arena) < size {
+		canon.arena = make([]byte, 0, size)
+	}
+	canon.arena = canon.arena[:0]
 	for _, raw := range raws {
 		r, err := canon.stage(u, part, raw)
 		if err != nil {
@@ -321,23 +359,40 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		// straight into the table when Go computed their typed columns;
 		// the others (changed ones) are staged and merged.
 		var changed, fresh []store.StagedRecord
+		var top []topMember
+		progressed := false
 		direct := true
 		if len(recs) > 0 {
-			stored, err := store.StoredHashes(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids)
+			// One statement returns the records whose stored row differs
+			// (new ones flagged) and, for a complete unit, marks the page's
+			// ids seen: an unchanged page gets no row back.
+			hashes := make([]string, len(recs))
+			for i := range recs {
+				hashes[i] = recs[i].DocHash
+			}
+			var seen *store.Seen
+			if u.Complete() {
+				seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name}
+			}
+			// An unchanged page's progress is recorded by the same
+			// statement.
+			progress := &store.UnchangedProgress{Unit: u.Key(), Fetched: int64(len(raws)), Records: int64(len(recs)), MaxUpdated: newest}
+			newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids, hashes, seen, progress)
 			if err != nil {
 				return fmt.Errorf("storing %s: %w", e.Name, err)
 			}
-			for _, r := range recs {
-				h, ok := stored[r.ID]
-				switch {
-				case !ok:
-					if direct {
-						r.Typed, direct = typedValues(e, part, r.Raw)
-					}
-					fresh = append(fresh, r)
-				case h != r.DocHash:
-					changed = append(changed, r)
+			if len(newIdx) == 0 && len(changedIdx) == 0 {
+				progressed = true
+			}
+			for _, i := range newIdx {
+				r := recs[i]
+				if direct {
+					r.Typed, direct = typedValuesInto(e, part, r.Raw, &top)
 				}
+				fresh = append(fresh, r)
+			}
+			for _, i := range changedIdx {
+				changed = append(changed, recs[i])
 			}
 		}
 		var inserted, deleted int64
@@ -360,13 +415,10 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		mc.Inserted += inserted
 		mc.Deleted += deleted
 		mc.Unchanged = int64(len(recs)) - mc.Inserted - mc.Updated
-		if u.Complete() && len(recs) > 0 {
-			if err := store.MarkSeen(ctx, tx, u.RunID, u.AccountID, e.Name, ids); err != nil {
+		if !progressed {
+			if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
 				return err
 			}
-		}
-		if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
-			return err
 		}
 		if cp != nil {
 			return cp(ctx, tx, c)
@@ -400,8 +452,10 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 			if u.Entity.AccessList {
 				n = 0 // an account out of reach is not deleted
 			}
-			if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
-				return err
+			if n > 0 {
+				if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
+					return err
+				}
 			}
 		}
 		if err := store.CompleteUnit(ctx, tx, u.Key(), u.Complete()); err != nil || u.Inline {

@@ -91,86 +91,141 @@ func Decode[T any](endpoint string, body []byte) (T, error) {
 // any key but request, next_cursor, data and total_count (spelled so) takes
 // the standard decoder, whose case-insensitive matching it does not repeat.
 func DecodeRawList(endpoint string, body []byte) (List[json.RawMessage], error) {
-	if l, ok := fastRawList(body); ok {
+	if json.Valid(body) {
+		if l, ok := splitRawList(body); ok {
+			return l, nil
+		}
+	}
+	return Decode[List[json.RawMessage]](endpoint, body)
+}
+
+// SplitRawList is DecodeRawList without validating the records, for a
+// caller that validates each record itself as it reads it anyway (the
+// records' bytes are most of a page: this saves a pass over them). All the
+// rest, the envelope and the punctuation between records, is checked as
+// Decode checks it, so a body whose records are all valid JSON is valid
+// and split as Decode splits it (a record that is not valid JSON may be
+// split anyhow: the caller refuses it). Anything unusual takes Decode.
+func SplitRawList(endpoint string, body []byte) (List[json.RawMessage], error) {
+	if l, ok := splitRawList(body); ok {
 		return l, nil
 	}
 	return Decode[List[json.RawMessage]](endpoint, body)
 }
 
-func fastRawList(body []byte) (l List[json.RawMessage], ok bool) {
-	if !json.Valid(body) {
-		return l, false
-	}
+// splitRawList splits a list envelope, checking everything but the data
+// array's elements: ok is false for anything it does not take for sure.
+func splitRawList(body []byte) (l List[json.RawMessage], ok bool) {
+	seenData := false
 	i := skipSpace(body, 0)
-	if body[i] != '{' {
+	if i >= len(body) || body[i] != '{' {
 		return l, false
 	}
 	i = skipSpace(body, i+1)
-	if body[i] == '}' {
-		return l, true
+	if i < len(body) && body[i] == '}' {
+		return l, skipSpace(body, i+1) == len(body)
 	}
 	for {
-		if body[i] != '"' {
+		if i >= len(body) || body[i] != '"' {
 			return l, false
 		}
 		end := skipString(body, i)
+		if end > len(body) || end-i < 2 {
+			return l, false
+		}
 		key := body[i+1 : end-1]
 		i = skipSpace(body, end)
-		if body[i] != ':' {
+		if i >= len(body) || body[i] != ':' {
 			return l, false
 		}
 		i = skipSpace(body, i+1)
-		vEnd := skipValue(body, i)
-		val := body[i:vEnd]
+		if i >= len(body) {
+			return l, false
+		}
 		var err error
 		switch string(key) {
 		case "data":
-			l.Data, ok = splitArray(val)
-			if !ok {
+			// A repeated data key would drop the first one's records
+			// unchecked: the standard decoder takes that body.
+			if seenData {
 				return l, false
 			}
-		case "request":
-			err = json.Unmarshal(val, &l.Request)
-		case "next_cursor":
-			err = json.Unmarshal(val, &l.NextCursor)
-		case "total_count":
-			err = json.Unmarshal(val, &l.TotalCount)
+			seenData = true
+			if l.Data, i, ok = splitArray(body, i); !ok {
+				return l, false
+			}
+		case "request", "next_cursor", "total_count":
+			// Decoded by the standard decoder, which validates the value
+			// (a value taken too short or too long is invalid JSON).
+			vEnd := skipValue(body, i)
+			if vEnd > len(body) || vEnd == i {
+				return l, false
+			}
+			val := body[i:vEnd]
+			switch string(key) {
+			case "request":
+				err = json.Unmarshal(val, &l.Request)
+			case "next_cursor":
+				err = json.Unmarshal(val, &l.NextCursor)
+			default:
+				err = json.Unmarshal(val, &l.TotalCount)
+			}
+			i = vEnd
 		default:
 			return l, false
 		}
 		if err != nil {
 			return l, false
 		}
-		i = skipSpace(body, vEnd)
+		i = skipSpace(body, i)
+		if i >= len(body) {
+			return l, false
+		}
 		if body[i] == ',' {
 			i = skipSpace(body, i+1)
 			continue
 		}
-		return l, body[i] == '}'
+		return l, body[i] == '}' && skipSpace(body, i+1) == len(body)
 	}
 }
 
-// splitArray slices the elements out of a valid JSON array (nil for null).
-func splitArray(v []byte) ([]json.RawMessage, bool) {
-	if string(v) == "null" {
-		return nil, true
+// splitArray slices the elements out of the array at b[i] (nil for null)
+// and returns the index after it. Each element is taken by its brackets and
+// quotes, not validated: one that is valid JSON is exactly the element the
+// standard decoder would take; the punctuation between them is checked.
+func splitArray(b []byte, i int) ([]json.RawMessage, int, bool) {
+	if bytes.HasPrefix(b[i:], []byte("null")) {
+		return nil, i + 4, true
 	}
-	if v[0] != '[' {
-		return nil, false
+	if b[i] != '[' {
+		return nil, 0, false
 	}
 	out := []json.RawMessage{}
-	i := skipSpace(v, 1)
-	if v[i] == ']' {
-		return out, true
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return out, i + 1, true
 	}
 	for {
-		end := skipValue(v, i)
-		out = append(out, v[i:end:end])
-		i = skipSpace(v, end)
-		if v[i] == ']' {
-			return out, true
+		if i >= len(b) {
+			return nil, 0, false
 		}
-		i = skipSpace(v, i+1) // ','
+		end := skipValue(b, i)
+		if end > len(b) || end == i {
+			return nil, 0, false
+		}
+		out = append(out, b[i:end:end])
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return nil, 0, false
+		}
+		switch b[i] {
+		case ']':
+			return out, i + 1, true
+		case ',':
+			i = skipSpace(b, i+1)
+		default:
+			return nil, 0, false
+		}
 	}
 }
 
@@ -181,14 +236,17 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string starting at b[i] (valid
-// JSON).
+// skipString returns the index after the string starting at b[i]: after
+// its closing quote, len(b)+1 when it has none.
 func skipString(b []byte, i int) int {
 	j := i + 1
 	for {
+		if j >= len(b) {
+			return len(b) + 1
+		}
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
-			return len(b)
+			return len(b) + 1
 		}
 		q := j + k
 		n := 0
@@ -202,8 +260,9 @@ func skipString(b []byte, i int) int {
 	}
 }
 
-// skipValue returns the index after the value starting at b[i] (valid
-// JSON).
+// skipValue returns the index after the value starting at b[i], taken by
+// its brackets and quotes (exact for valid JSON); len(b)+1 when an object,
+// array or string does not end.
 func skipValue(b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -213,7 +272,9 @@ func skipValue(b []byte, i int) int {
 		for i < len(b) {
 			switch b[i] {
 			case '"':
-				i = skipString(b, i)
+				if i = skipString(b, i); i > len(b) {
+					return i
+				}
 				continue
 			case '{', '[':
 				depth++
@@ -225,7 +286,7 @@ func skipValue(b []byte, i int) int {
 			}
 			i++
 		}
-		return i
+		return len(b) + 1
 	}
 	for i < len(b) {
 		switch b[i] {

@@ -50,6 +50,10 @@ type ListRequest struct {
 	// exclusive with Cursor and counts against a much lower rate limit.
 	WithTotalCount bool
 	AccountID      string
+	// UncheckedRecords splits each page with SplitRawList: the records
+	// are not validated, the caller validates each one it reads (when T is
+	// not json.RawMessage, decoding the records validates them).
+	UncheckedRecords bool
 }
 
 // ErrTotalCountWithCursor is returned for a ListRequest asking for both.
@@ -101,7 +105,11 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 				yield(nil, err)
 				return
 			}
-			env, err := DecodeRawList(lr.Endpoint, resp.Body)
+			decode := DecodeRawList
+			if lr.UncheckedRecords {
+				decode = SplitRawList
+			}
+			env, err := decode(lr.Endpoint, resp.Body)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -112,7 +120,7 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 			}
 			if raws, ok := any(env.Data).([]T); ok {
 				// T is json.RawMessage: the records are the raw ones, decoded
-				// (and validated) once with the page.
+				// (and validated, unless UncheckedRecords) once with the page.
 				page.Items = raws
 			} else if page.Items, err = decodeItems[T](env.Data); err != nil {
 				yield(nil, errors.New(lr.Endpoint+": decoding a record: "+err.Error()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -122,36 +123,66 @@ func InsertNew(ctx context.Context, tx pgx.Tx, table string, columns []string, r
 	return n, deleted, true, nil
 }
 
-// MarkSeen records ids listed by a complete unit, for the sweep at its end:
-// one row holding the page's ids.
-func MarkSeen(ctx context.Context, tx pgx.Tx, runID int64, accountID, entity string, ids []string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids) VALUES ($1, $2, $3, $4)`,
-		runID, accountID, entity, ids)
-	return err
+// Seen names the unit whose seen ids a page's lookup records (see
+// ChangedRecords).
+type Seen struct {
+	RunID     int64
+	AccountID string
+	Entity    string
 }
 
-// StoredHashes returns, by id, the doc_hash of the rows of table among ids
-// (of accountID when hasAccount, the table being keyed by account and id).
-// Call it inside the page's transaction.
-func StoredHashes(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids []string) (map[string]string, error) {
-	q := `SELECT id, doc_hash FROM ` + pgx.Identifier{table}.Sanitize() + ` WHERE id = ANY($1::text[])`
-	args := []any{ids}
+// UnchangedProgress is the progress a page adds to its unit when none of
+// its records differs from the table (see ChangedRecords).
+type UnchangedProgress struct {
+	Unit       UnitKey
+	Fetched    int64 // the page's records, repeats included
+	Records    int64 // its distinct records, all unchanged
+	MaxUpdated *time.Time
+}
+
+// ChangedRecords tells which of a page's records differ from their table
+// row: the indexes (into ids) of the records the table does not hold (of
+// accountID when hasAccount, the table being keyed by account and id), and
+// of those whose row's doc_hash is not hashes[i]. Unchanged records are not
+// returned, and the answer is one row of two arrays (in page order)
+// whatever the page. In the same statement, when seen is not nil, the ids
+// are marked seen, for the sweep at the unit's end (one row holding the
+// page's ids); and when progress is not nil and no record differs, the
+// page's progress is recorded as PageProgress would (the caller records it
+// otherwise, once it has stored the page). ids must not repeat. Call it
+// inside the page's transaction.
+func ChangedRecords(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids, hashes []string,
+	seen *Seen, progress *UnchangedProgress) (fresh, changed []int32, err error) {
+	args := []any{ids, hashes}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	acct := ""
 	if hasAccount {
-		q += ` AND account_id = $2`
-		args = append(args, accountID)
+		acct = ` AND t.account_id = ` + arg(accountID) + `::text`
 	}
-	rows, err := tx.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
+	q := `WITH d AS (SELECT p.n, t.id IS NULL AS new
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, doc_hash, n)
+    LEFT JOIN ` + pgx.Identifier{table}.Sanitize() + ` t ON t.id = p.id` + acct + `
+    WHERE t.doc_hash IS DISTINCT FROM p.doc_hash)`
+	if seen != nil {
+		q += `, seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids)
+    VALUES (` + arg(seen.RunID) + `::bigint, ` + arg(seen.AccountID) + `::text, ` + arg(seen.Entity) + `::text, $1))`
 	}
-	defer rows.Close()
-	out := make(map[string]string, len(ids))
-	var id, hash string
-	_, err = pgx.ForEachRow(rows, []any{&id, &hash}, func() error {
-		out[id] = hash
-		return nil
-	})
-	return out, err
+	if progress != nil {
+		k := progress.Unit
+		q += `, progress AS (UPDATE sync_run_units SET fetched = fetched + ` + arg(progress.Fetched) + `::bigint,
+    unchanged = unchanged + ` + arg(progress.Records) + `::bigint, pages = pages + 1,
+    max_updated_at = GREATEST(max_updated_at, ` + arg(progress.MaxUpdated) + `::timestamptz)
+    WHERE run_id = ` + arg(k.RunID) + `::bigint AND account_id = ` + arg(k.AccountID) + `::text AND entity = ` + arg(k.Entity) + `::text
+    AND NOT EXISTS (SELECT FROM d))`
+	}
+	q += `
+SELECT COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE new), '{}')::int4[],
+       COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE NOT new), '{}')::int4[] FROM d`
+	err = tx.QueryRow(ctx, q, args...).Scan(&fresh, &changed)
+	return fresh, changed, err
 }
 
 // Sweep runs sweepSQL (see ads.Entity.SweepSQL) and forgets the unit's seen
