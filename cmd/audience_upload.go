@@ -34,6 +34,8 @@ type uploadFlags struct {
 	// display names the file in messages when in is not the user's path
 	// (the demo's temporary copy of the sample); empty: in.
 	display string
+	// trigger is recorded with the upload's run (empty: "manual").
+	trigger string
 }
 
 func (a *app) audienceUploadCommand() *cobra.Command {
@@ -162,7 +164,7 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
 		MaxInvalid: uf.hf.maxInvalid, MaxDelete: uf.maxDelete, DryRun: uf.dryRun,
 		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0),
-		Enqueue: jobs.AudienceEnqueuer(inserter),
+		Enqueue: jobs.AudienceEnqueuer(inserter), Trigger: uf.trigger,
 	}
 	if uf.create != "" {
 		id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)

@@ -18,7 +18,6 @@ import (
 	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/insights"
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 )
 
@@ -276,15 +275,19 @@ func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
 		return err
 	}
 	uf := &uploadFlags{account: account, in: file, display: name, op: audience.OperationUpdate, mode: audience.ModeAdd, wait: true,
-		hf: defaultHashFlags()}
+		hf: defaultHashFlags(), trigger: "run"}
 	// The fake is generated afresh for every run: an audience an earlier run
 	// created is created again, under the same id, and named as the earlier
 	// run's.
-	var earlier *string
-	err = deps.Pool.QueryRow(ctx, `SELECT audience_id FROM audience_creates WHERE account_id = $1 AND name = $2`,
-		account, demoAudience).Scan(&earlier)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	created, err := audience.CreatedAudiences(ctx, deps.Pool)
+	if err != nil {
 		return err
+	}
+	var earlier *string
+	for _, c := range created {
+		if c.AccountID == account && c.Name == demoAudience {
+			earlier = &c.ID
+		}
 	}
 	o := audience.PlanOptions{AccountID: account, Path: file, Operation: uf.op, Mode: uf.mode}
 	id, _, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, demoAudience, o)

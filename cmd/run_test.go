@@ -38,6 +38,11 @@ func TestRunWithDemoCompletesAPipelinePassEndToEndAgainstTheFakeInAConfiguredDat
 	files, _ := filepath.Glob(filepath.Join(out, "campaigns", "dt=*", "*.parquet"))
 	require.Len(t, files, 1)
 	require.Contains(t, r.stdout, "What to try next")
+	st := run(t, "status", "--database-url", db)
+	require.Equal(t, 0, st.code, st.stderr)
+	for _, p := range []string{"sync", "audience", "insights", "posts", "export"} {
+		require.Regexp(t, `(?m)^\d+\s+`+p+`\s+run\s`, st.stdout, "each pipeline of the pass is recorded as triggered by run")
+	}
 
 	// A second pass: the sync finds everything unchanged, the same file is skipped.
 	r = run(t, "run", "--demo", "--database-url", db, "--config", conf)

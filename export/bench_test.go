@@ -44,22 +44,6 @@ func benchCampaigns(b *testing.B, rows int) (*pgxpool.Pool, string) {
 	return pool, url
 }
 
-// cpuMeter measures CPU seconds of this process, its waited-for children
-// and the Postgres server: the machine is shared, so wall time alone says
-// little.
-type cpuMeter struct{ dataDir string }
-
-func newCPUMeter(b *testing.B, pool *pgxpool.Pool) cpuMeter {
-	var dir string
-	require.NoError(b, pool.QueryRow(context.Background(), `SELECT setting FROM pg_settings WHERE name = 'data_directory'`).Scan(&dir))
-	return cpuMeter{dataDir: dir}
-}
-
-func (m cpuMeter) now() time.Duration {
-	server, _ := localpg.ServerCPU(m.dataDir) // 0 for a server on another machine
-	return localpg.ProcessCPU() + localpg.ChildrenCPU() + server
-}
-
 // BenchmarkExportCampaigns exports 1,000,000 campaign rows (the sync's
 // table) and, in the same run, the limit of the same work done by DuckDB:
 // the rows copied out of Postgres as CSV and DuckDB converting that CSV to
@@ -68,7 +52,7 @@ func BenchmarkExportCampaigns(b *testing.B) {
 	rows := benchRows()
 	ctx := context.Background()
 	pool, _ := benchCampaigns(b, rows)
-	cpu := newCPUMeter(b, pool)
+	cpu := measure.NewCPU(b, pool)
 	dir := b.TempDir()
 	report := func(b *testing.B, wall, used time.Duration) {
 		b.ReportMetric(float64(rows)/wall.Seconds(), "rows/s")
@@ -79,10 +63,10 @@ func BenchmarkExportCampaigns(b *testing.B) {
 	b.Run("adsync", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			out := filepath.Join(dir, "adsync")
-			c0, start := cpu.now(), time.Now()
+			c0, start := cpu.Now(), time.Now()
 			res, err := Run(ctx, pool, Options{Out: out, Tables: []string{"campaigns"}, Full: true})
 			require.NoError(b, err)
-			report(b, time.Since(start), cpu.now()-c0)
+			report(b, time.Since(start), cpu.Now()-c0)
 			require.EqualValues(b, rows, res.Tables[0].Rows)
 		}
 	})
@@ -106,11 +90,11 @@ func BenchmarkExportCampaigns(b *testing.B) {
 	}
 	b.Run("duckdb_end_to_end", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			c0, start := cpu.now(), time.Now()
+			c0, start := cpu.Now(), time.Now()
 			copyOut()
 			copied := time.Since(start)
 			converted := convert(b) // DuckDB's own time, without starting Node
-			report(b, copied+converted, cpu.now()-c0)
+			report(b, copied+converted, cpu.Now()-c0)
 		}
 	})
 	b.Run("duckdb_csv_to_parquet", func(b *testing.B) {

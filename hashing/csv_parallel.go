@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -40,8 +39,6 @@ type csvChunk struct {
 	flat     []string        // the values as strings, one allocation per chunk
 	json     []byte          // user objects, back to back
 	jsonEnds []int           // per line: end of its user object in json
-
-	done chan struct{}
 }
 
 func (c *csvChunk) reset() {
@@ -49,7 +46,6 @@ func (c *csvChunk) reset() {
 	c.ends = c.ends[:0]
 	c.lines = c.lines[:0]
 	c.rowErrs = c.rowErrs[:0]
-	c.done = make(chan struct{})
 }
 
 // csvWorker parses and hashes chunks of one CSV file.
@@ -63,7 +59,6 @@ type csvWorker struct {
 
 // work fills c.results and c.rowErrs for every line of c.
 func (w *csvWorker) work(c *csvChunk) {
-	defer close(c.done)
 	// The fields are substrings of the chunk's text, viewed in place: no
 	// row costs an allocation or a copy of its own. This is safe because
 	// nothing keeps a field: AppendHash copies what it keeps into the arena,
@@ -197,95 +192,38 @@ func (w *csvWorker) hashRow(c *csvChunk, i, line int, fields []string) {
 // goroutine frames lines into chunks, workers parse and hash them, and the
 // calling goroutine emits them in file order.
 func hashCSVParallel(r *CSVReader, n *Normalizer, workers int, emit func(HashedUser) error, report *Report) error {
-	inFlight := 2 * workers
-	free := make(chan *csvChunk, inFlight)
-	for range inFlight {
-		free <- &csvChunk{}
-	}
-	todo := make(chan *csvChunk)
-	ordered := make(chan *csvChunk, inFlight)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range workers {
+	newWork := func() func(*csvChunk) {
 		w := &csvWorker{n: n, comma: r.comma, ncols: len(r.cols), parser: newCSVLineParser(r.comma)}
 		for col, k := range r.cols {
 			if k >= 0 {
 				w.byType[k] = append(w.byType[k], col)
 			}
 		}
-		wg.Go(func() {
-			for c := range todo {
-				w.work(c)
-			}
-		})
+		return w.work
 	}
-
-	var readErr error
-	wg.Go(func() {
-		defer close(ordered)
-		defer close(todo)
-		for {
-			var c *csvChunk
-			select {
-			case c = <-free:
-			case <-stop:
-				return
+	fill := func(c *csvChunk) (has, end bool, err error) {
+		c.reset()
+		for len(c.lines) < csvChunkRows && len(c.text) < csvChunkBytes {
+			b, num, tooLong, err := r.lines.next()
+			if err == io.EOF {
+				return len(c.lines) > 0, true, nil
 			}
-			c.reset()
-			eof := false
-			for len(c.lines) < csvChunkRows && len(c.text) < csvChunkBytes {
-				b, num, tooLong, err := r.lines.next()
-				if err == io.EOF {
-					eof = true
-					break
-				}
-				if err != nil {
-					readErr = err
-					eof = true
-					break
-				}
-				var rowErr *RowError
-				if tooLong {
-					rowErr = &RowError{Line: num, Reason: fmt.Sprintf("line longer than %d bytes", r.lines.max)}
-				} else if len(bytes.TrimSpace(b)) == 0 {
-					continue
-				}
-				c.text = append(c.text, b...)
-				c.ends = append(c.ends, len(c.text))
-				c.lines = append(c.lines, num)
-				c.rowErrs = append(c.rowErrs, rowErr)
+			if err != nil {
+				return len(c.lines) > 0, true, err
 			}
-			if len(c.lines) > 0 {
-				ordered <- c
-				select {
-				case todo <- c:
-				case <-stop:
-					close(c.done) // no worker has it: the emitter must not wait
-					return
-				}
+			var rowErr *RowError
+			if tooLong {
+				rowErr = &RowError{Line: num, Reason: fmt.Sprintf("line longer than %d bytes", r.lines.max)}
+			} else if len(bytes.TrimSpace(b)) == 0 {
+				continue
 			}
-			if eof {
-				return
-			}
+			c.text = append(c.text, b...)
+			c.ends = append(c.ends, len(c.text))
+			c.lines = append(c.lines, num)
+			c.rowErrs = append(c.rowErrs, rowErr)
 		}
-	})
-
-	var emitErr error
-	for c := range ordered {
-		// Wait for the chunk even after an error: it goes back to free,
-		// where the reader may take it again, so no worker may still use it.
-		<-c.done
-		if emitErr == nil {
-			emitErr = applyRows(c.lines, c.rowErrs, c.results, report, emit)
-			if emitErr != nil {
-				close(stop)
-			}
-		}
-		free <- c
+		return len(c.lines) > 0, false, nil
 	}
-	wg.Wait()
-	if emitErr != nil {
-		return emitErr
-	}
-	return readErr
+	emitChunk := func(c *csvChunk) error { return applyRows(c.lines, c.rowErrs, c.results, report, emit) }
+	return inOrder(workers, func() *csvChunk { return &csvChunk{} }, newWork, fill, emitChunk)
 }

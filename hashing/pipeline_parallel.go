@@ -3,7 +3,6 @@ package hashing
 import (
 	"errors"
 	"io"
-	"sync"
 )
 
 // chunkRows is how many rows travel together between the reader, the
@@ -17,7 +16,6 @@ type chunk struct {
 	rowErrs []*RowError // per row; nil for a record
 	values  [][numTypes][]string
 	results []rowResult
-	done    chan struct{}
 }
 
 func (c *chunk) reset() {
@@ -65,7 +63,6 @@ func (c *chunk) work(n *Normalizer) {
 		vals := &c.values[i]
 		c.results[i].hash(n, line, func(k int) []string { return vals[k] })
 	}
-	close(c.done)
 }
 
 // HashRecordsParallel is HashRecords with normalization and hashing spread
@@ -80,90 +77,28 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 	if c, ok := r.(*CSVReader); ok {
 		return hashCSVParallel(c, n, workers, emit, report)
 	}
-	inFlight := 2 * workers
-	free := make(chan *chunk, inFlight)
-	for range inFlight {
-		free <- &chunk{}
-	}
-	todo := make(chan *chunk)
-	ordered := make(chan *chunk, inFlight)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for c := range todo {
-				c.work(n)
+	fill := func(c *chunk) (has, end bool, err error) {
+		c.reset()
+		for len(c.lines) < chunkRows {
+			rec, err := r.Next()
+			if err == io.EOF {
+				return len(c.lines) > 0, true, nil
 			}
-		})
-	}
-
-	// The reader runs on its own goroutine and hands chunks out in order;
-	// the calling goroutine emits them in that same order.
-	var readErr error
-	wg.Go(func() {
-		defer close(ordered)
-		defer close(todo)
-		for {
-			var c *chunk
-			select {
-			case c = <-free:
-			case <-stop:
-				return
+			var rowErr *RowError
+			if errors.As(err, &rowErr) {
+				c.addRowError(rowErr)
+				continue
 			}
-			c.reset()
-			c.done = make(chan struct{})
-			eof := false
-			for len(c.lines) < chunkRows {
-				rec, err := r.Next()
-				if err == io.EOF {
-					eof = true
-					break
-				}
-				var rowErr *RowError
-				if errors.As(err, &rowErr) {
-					c.addRowError(rowErr)
-					continue
-				}
-				if err != nil {
-					readErr = err
-					eof = true
-					break
-				}
-				c.add(rec)
+			if err != nil {
+				return len(c.lines) > 0, true, err
 			}
-			if len(c.lines) > 0 {
-				ordered <- c
-				select {
-				case todo <- c:
-				case <-stop:
-					close(c.done) // no worker has it: the emitter must not wait
-					return
-				}
-			}
-			if eof {
-				return
-			}
+			c.add(rec)
 		}
-	})
-
-	var emitErr error
-	for c := range ordered {
-		// Wait for the chunk even after an error: it goes back to free,
-		// where the reader may take it again, so no worker may still use it.
-		<-c.done
-		if emitErr == nil {
-			emitErr = applyRows(c.lines, c.rowErrs, c.results, report, emit)
-			if emitErr != nil {
-				close(stop)
-			}
-		}
-		free <- c
+		return true, false, nil
 	}
-	wg.Wait()
-	if emitErr != nil {
-		return emitErr
-	}
-	return readErr
+	emitChunk := func(c *chunk) error { return applyRows(c.lines, c.rowErrs, c.results, report, emit) }
+	newWork := func() func(*chunk) { return func(c *chunk) { c.work(n) } }
+	return inOrder(workers, func() *chunk { return &chunk{} }, newWork, fill, emitChunk)
 }
 
 // applyRows counts and emits the rows of a chunk in order: a row error

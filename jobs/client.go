@@ -74,6 +74,13 @@ type Options struct {
 	ClientID string
 }
 
+// fetchCooldown is the least time between two fetches of jobs. River's
+// default, 100ms, starves a queue of many short jobs (a sync run's units,
+// a page or two each): a worker that finishes asks for a fetch, and the
+// fetch waits out the cooldown while the worker idles. A fetch is one
+// indexed query, so 10ms costs Postgres little even when busy.
+const fetchCooldown = 10 * time.Millisecond
+
 // NewClient builds a River client over deps.Pool with every worker
 // registered.
 func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
@@ -102,7 +109,8 @@ func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
 		}
 		cfg.PeriodicJobs = periodic
 		cfg.FetchPollInterval = opts.FetchPollInterval
-		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < 100*time.Millisecond { // River's default FetchCooldown
+		cfg.FetchCooldown = fetchCooldown
+		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < fetchCooldown {
 			cfg.FetchCooldown = opts.FetchPollInterval
 		}
 		cfg.JobTimeout = opts.JobTimeout

@@ -2,19 +2,80 @@ package jobs_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/measure"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/api"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 )
 
+// syncQueueWorkers is the sync queue's concurrency in the benchmarks
+// (jobstest.StartWorker's default); the fetch+COPY baseline pages with as
+// many goroutines.
+const syncQueueWorkers = 4
+
+// runSync runs one sync run through River and waits for its outcome.
+func runSync(b *testing.B, deps *jobs.Deps, c *river.Client[pgx.Tx], args jobs.SyncRunArgs) int64 {
+	b.Helper()
+	ctx := context.Background()
+	id, err := jobs.CreateSyncRun(ctx, deps, args)
+	require.NoError(b, err)
+	args.RunID = id
+	_, err = c.Insert(ctx, args, nil)
+	require.NoError(b, err)
+	for {
+		var outcome string
+		require.NoError(b, deps.Pool.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE id = $1`, id).Scan(&outcome))
+		if outcome != "running" {
+			require.Equal(b, "succeeded", outcome)
+			return id
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cpuSpan is the CPU used between two readings of a meter: all of it
+// (this process, which also serves the fake, its children and Postgres) and
+// Postgres's part.
+type cpuSpan struct {
+	m           measure.CPU
+	all, server time.Duration
+}
+
+func startCPU(m measure.CPU) cpuSpan { return cpuSpan{m: m, all: m.Now(), server: m.Server()} }
+
+// report reports wall and CPU seconds, and Postgres's CPU seconds.
+func (s cpuSpan) report(b *testing.B, wall time.Duration) {
+	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric((s.m.Now() - s.all).Seconds(), "cpu-s")
+	b.ReportMetric((s.m.Server() - s.server).Seconds(), "pg-cpu-s")
+}
+
 // BenchmarkSync syncs 100 accounts of 1,000 campaigns and 200 cards each
-// from the fake (rate limits off) through River, and, as the baseline, COPYs
-// the same rows into a bare table of the same database.
+// from the fake (rate limits off) through River:
+//   - sync: a fresh load (tables emptied first; the fake warmed by an
+//     untimed run before);
+//   - resync_unchanged: a second full run over the same, unchanged data (a
+//     full run: an incremental one would stop after the first page of each
+//     unit, sorted by updated_at, and measure little);
+//   - fetch_copy, the limit of the same work: the same pages fetched by the
+//     same client from the already-warm fake, with as many goroutines as
+//     the sync queue has workers, each page COPYed into a bare table;
+//   - raw_copy (context): the stored rows COPYed from memory into a bare
+//     table.
+//
+// Each reports records/s, wall and CPU seconds.
 func BenchmarkSync(b *testing.B) {
 	fake := jobstest.NewFake(b, func(o *fixtures.Options) {
 		o.Accounts, o.CampaignsPerAccount, o.CardsPerAccount = 100, 1000, 200
@@ -34,28 +95,34 @@ func BenchmarkSync(b *testing.B) {
 	pool := jobstest.Pool(b, url)
 	deps := fake.Deps(b, pool)
 	c := jobstest.StartWorker(b, deps, jobs.Options{})
+	cpu := measure.NewCPU(b, pool)
+	report := func(b *testing.B, n int, wall time.Duration, used cpuSpan) {
+		b.ReportMetric(float64(n)/wall.Seconds(), "records/s")
+		used.report(b, wall)
+	}
+	full := jobs.SyncRunArgs{Entities: entities, Full: true}
+	var accounts []string // the accounts the run synced, for the baseline
+
+	// The fake renders a page's records once and keeps them: a first,
+	// untimed run warms it, so every figure below (the baseline's too) sees
+	// the same warm service.
+	runSync(b, deps, c, full)
 
 	b.Run("sync", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			_, err := pool.Exec(ctx, `TRUNCATE campaigns, cards, accounts, sync_bookmarks`)
 			require.NoError(b, err)
-			id, err := jobs.CreateSyncRun(ctx, deps, jobs.SyncRunArgs{Entities: entities, Full: true})
+			b.StartTimer()
+			c0, start := startCPU(cpu), time.Now()
+			id := runSync(b, deps, c, full)
+			report(b, records, time.Since(start), c0)
+			b.StopTimer()
+			r, err := pool.Query(ctx, `SELECT DISTINCT account_id FROM sync_run_units WHERE run_id = $1 AND account_id <> '' ORDER BY 1`, id)
+			require.NoError(b, err)
+			accounts, err = pgx.CollectRows(r, pgx.RowTo[string])
 			require.NoError(b, err)
 			b.StartTimer()
-			start := time.Now()
-			_, err = c.Insert(ctx, jobs.SyncRunArgs{RunID: id, Entities: entities, Full: true}, nil)
-			require.NoError(b, err)
-			for {
-				var outcome string
-				require.NoError(b, pool.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE id = $1`, id).Scan(&outcome))
-				if outcome != "running" {
-					require.Equal(b, "succeeded", outcome)
-					break
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			b.ReportMetric(float64(records)/time.Since(start).Seconds(), "records/s")
 		}
 		b.StopTimer()
 		r, err := pool.Query(ctx, `SELECT account_id, id, raw FROM campaigns UNION ALL SELECT account_id, id, raw FROM cards`)
@@ -70,6 +137,34 @@ func BenchmarkSync(b *testing.B) {
 		require.Len(b, rows, records)
 	})
 
+	b.Run("resync_unchanged", func(b *testing.B) {
+		require.NotEmpty(b, rows, "run with the sync sub-benchmark")
+		for i := 0; i < b.N; i++ {
+			c0, start := startCPU(cpu), time.Now()
+			id := runSync(b, deps, c, full)
+			report(b, records, time.Since(start), c0)
+			var fetched, unchanged, written int64
+			require.NoError(b, pool.QueryRow(ctx, `SELECT sum(fetched), sum(unchanged), sum(inserted + updated + deleted)
+FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(&fetched, &unchanged, &written))
+			require.EqualValues(b, records, fetched)
+			require.EqualValues(b, records, unchanged)
+			require.Zero(b, written)
+		}
+	})
+
+	b.Run("fetch_copy", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			_, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_fetch; CREATE TABLE bench_fetch (account_id text, raw jsonb)`)
+			require.NoError(b, err)
+			b.StartTimer()
+			c0, start := startCPU(cpu), time.Now()
+			n := fetchCopy(b, deps.API, pool, accounts, entities)
+			report(b, records, time.Since(start), c0)
+			require.Equal(b, records, n)
+		}
+	})
+
 	b.Run("raw_copy", func(b *testing.B) {
 		require.NotEmpty(b, rows, "run with the sync sub-benchmark")
 		for i := 0; i < b.N; i++ {
@@ -77,11 +172,110 @@ func BenchmarkSync(b *testing.B) {
 			_, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_raw; CREATE TABLE bench_raw (account_id text, id text, raw jsonb)`)
 			require.NoError(b, err)
 			b.StartTimer()
-			start := time.Now()
+			c0, start := startCPU(cpu), time.Now()
 			n, err := pool.CopyFrom(ctx, pgx.Identifier{"bench_raw"}, []string{"account_id", "id", "raw"}, pgx.CopyFromRows(rows))
 			require.NoError(b, err)
 			require.Equal(b, int64(len(rows)), n)
-			b.ReportMetric(float64(len(rows))/time.Since(start).Seconds(), "records/s")
+			report(b, len(rows), time.Since(start), c0)
 		}
 	})
+}
+
+// fetchCopy pages every (account, entity) list as the sync does and COPYs
+// each page's raw records into bench_fetch, with syncQueueWorkers
+// goroutines. It returns the records copied.
+func fetchCopy(b *testing.B, client *api.Client, pool *pgxpool.Pool, accounts, entities []string) int {
+	ctx := context.Background()
+	units := make(chan *ads.Unit)
+	go func() {
+		defer close(units)
+		for _, a := range accounts {
+			for _, name := range entities {
+				e, ok := ads.Lookup(name)
+				require.True(b, ok)
+				units <- &ads.Unit{AccountID: a, Entity: e, Full: true}
+			}
+		}
+	}()
+	var mu sync.Mutex
+	var total int
+	var firstErr error
+	var wg sync.WaitGroup
+	for range syncQueueWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range units {
+				for page, err := range api.Pages[json.RawMessage](ctx, client, ads.ListRequest(u, "", 0)) {
+					if err == nil {
+						_, err = pool.CopyFrom(ctx, pgx.Identifier{"bench_fetch"}, []string{"account_id", "raw"},
+							pgx.CopyFromSlice(len(page.Raw), func(i int) ([]any, error) {
+								return []any{u.AccountID, string(page.Raw[i])}, nil
+							}))
+					}
+					mu.Lock()
+					if err != nil && firstErr == nil {
+						firstErr = err
+					}
+					if err == nil {
+						total += len(page.Raw)
+					}
+					mu.Unlock()
+					if err != nil {
+						break
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(b, firstErr)
+	return total
+}
+
+// BenchmarkSyncRateLimited syncs campaigns and cards of 100 small accounts
+// (one page each) with the fake's windows shrunk so that the family limits
+// bind: 20 requests per 5-second window for every endpoint family (the
+// per-account limits do not bind). It reports the wall time against the
+// minimum the limits allow, requests needed / limit per window * window, for
+// the family that needs the most requests, and the 429s the fake answered.
+func BenchmarkSyncRateLimited(b *testing.B) {
+	const limit, window = 20, 5 * time.Second
+	fake := jobstest.NewFake(b, func(o *fixtures.Options) {
+		o.Accounts, o.CampaignsPerAccount, o.CardsPerAccount = 100, 20, 10
+		o.LineItemsPerCampaign, o.PostsPerAccount, o.AudiencesPerAccount, o.MediaPerAccount = 1, 1, 1, 1
+		o.RateLimits = fixtures.RateLimitOptions{Window: window, Limit: limit, AccountLimit: 1000}
+	})
+	entities := []string{"campaigns", "cards"}
+	url := jobstest.MigratedDatabase(b)
+	pool := jobstest.Pool(b, url)
+	deps := fake.Deps(b, pool)
+	c := jobstest.StartWorker(b, deps, jobs.Options{})
+	cpu := measure.NewCPU(b, pool)
+	for i := 0; i < b.N; i++ {
+		// A fresh fake state and fresh windows on both sides.
+		fake.Srv.Reset()
+		_, err := pool.Exec(context.Background(), `TRUNCATE campaigns, cards, accounts, sync_bookmarks, api_rate_limits`)
+		require.NoError(b, err)
+		c0, start := startCPU(cpu), time.Now()
+		runSync(b, deps, c, jobs.SyncRunArgs{Entities: entities, Full: true})
+		wall := time.Since(start)
+		st := fake.Srv.Stats()
+		var most, throttled, requests int
+		for name, f := range st.Families {
+			if strings.HasPrefix(name, "POST /oauth") || strings.Contains(name, "oauth") {
+				continue
+			}
+			ok := f.ByStatus[200]
+			most = max(most, ok)
+			throttled += f.Throttled
+			requests += f.Requests
+		}
+		minimum := time.Duration(float64(most) / limit * float64(window))
+		c0.report(b, wall)
+		b.ReportMetric(minimum.Seconds(), "min-s")
+		b.ReportMetric(float64(requests), "requests")
+		b.ReportMetric(float64(most), "requests-of-busiest-family")
+		b.ReportMetric(float64(throttled), "429s")
+	}
 }

@@ -67,6 +67,14 @@ func TestStageNamesWhatIsWrongWithARecord(t *testing.T) {
 	require.ErrorContains(t, err, "a record has no currency")
 	_, err = stage(u, "", json.RawMessage(`[1]`))
 	require.ErrorContains(t, err, "not a JSON object")
+	// The page's split leaves records unvalidated: one that is not valid
+	// JSON is refused as the page's decode refused it.
+	for _, bad := range []string{`{"currency":"USD","x":01}`, "{\"currency\":\"US\x01D\"}", `{"currency":"USD"`, `[1,]`} {
+		_, err = stage(u, "", json.RawMessage(bad))
+		var syn *json.SyntaxError
+		require.ErrorAs(t, err, &syn, bad)
+		require.ErrorContains(t, err, e.Endpoint+": decoding the response: ", bad)
+	}
 }
 
 func TestTargetedByEntriesAreKeyedByAudienceAndCampaign(t *testing.T) {

@@ -1,8 +1,11 @@
 package ads
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/adsync/adsync/sync/store"
 )
 
 // CreateTableSQL is the DDL of the entity's table: its typed columns, the
@@ -79,6 +82,32 @@ func (c Column) expr() string {
 	return fmt.Sprintf("s.raw->>'%s'", f)
 }
 
+// insertColumns are the columns InsertNew fills, in the order of
+// insertRow's values; first_seen_at and last_synced_at take their default,
+// now(), as in the merge.
+func (e *Entity) insertColumns() []string {
+	var names []string
+	if e.HasAccount() {
+		names = append(names, "account_id")
+	}
+	names = append(names, "id")
+	for _, c := range e.Columns {
+		names = append(names, c.Name)
+	}
+	return append(names, "raw", "api_created_at", "api_updated_at", "deleted", "doc_hash")
+}
+
+// insertRow is a staged record's values for insertColumns.
+func (e *Entity) insertRow(r *store.StagedRecord) []any {
+	row := make([]any, 0, len(e.Columns)+7)
+	if e.HasAccount() {
+		row = append(row, r.AccountID)
+	}
+	row = append(row, r.ID)
+	row = append(row, r.Typed...)
+	return append(row, json.RawMessage(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash)
+}
+
 // MergeSQL moves the staged page (temp table ads_stage) into the entity's
 // table. Rows whose doc_hash did not change are not rewritten, so their
 // last_synced_at and xmin stay; RETURNING tells inserts from updates.
@@ -130,7 +159,7 @@ func (e *Entity) SweepSQL() string {
 WHERE %s AND id IN (
     SELECT id FROM %s WHERE %s AND NOT deleted
     EXCEPT
-    SELECT id FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3)`, e.Name, acctCond, e.Name, acctCond)
+    SELECT unnest(ids) FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3)`, e.Name, acctCond, e.Name, acctCond)
 }
 
 // accessSQL is the sweep of an access list: records the complete listing
@@ -139,6 +168,7 @@ WHERE %s AND id IN (
 // written. Parameters as SweepSQL's.
 func (e *Entity) accessSQL() string {
 	return fmt.Sprintf(`UPDATE %s t SET inaccessible_since = CASE WHEN s.id IS NULL THEN now() END
-FROM %s a LEFT JOIN sync_unit_seen s ON s.run_id = $1 AND s.account_id = $2 AND s.entity = $3 AND s.id = a.id
+FROM %s a LEFT JOIN (SELECT DISTINCT unnest(ids) AS id FROM sync_unit_seen_pages
+    WHERE run_id = $1 AND account_id = $2 AND entity = $3) s ON s.id = a.id
 WHERE t.id = a.id AND (t.inaccessible_since IS NULL) = (s.id IS NULL)`, e.Name, e.Name)
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adsync/adsync/sync/api"
@@ -157,7 +158,7 @@ func fill(path, account, parent string) string {
 	return strings.NewReplacer("{account_id}", url.PathEscape(account), "{parent_id}", url.PathEscape(parent)).Replace(path)
 }
 
-func (s *Syncer) query(u *Unit, part string) url.Values {
+func query(u *Unit, part string) url.Values {
 	e := u.Entity
 	q := url.Values{}
 	for k, v := range e.Query {
@@ -175,10 +176,20 @@ func (s *Syncer) query(u *Unit, part string) url.Values {
 	return q
 }
 
+// ListRequest is the paged list request of a unit's part (pageSize 0: the
+// endpoint's maximum), as the sync sends it. Benchmarks fetch the same
+// pages with it.
+func ListRequest(u *Unit, part string, pageSize int) api.ListRequest {
+	// The page's records are not validated by the split: stage's
+	// canonicalizer validates each one as it reads it.
+	return api.ListRequest{Base: api.BaseAds, Path: fill(u.Entity.Path, u.AccountID, part), Endpoint: u.Entity.Endpoint,
+		Query: query(u, part), Count: pageSize, AccountID: u.AccountID, UncheckedRecords: true}
+}
+
 func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Checkpoint) error {
 	e := u.Entity
 	path := fill(e.Path, u.AccountID, part)
-	q := s.query(u, part)
+	q := query(u, part)
 	if e.Single || e.NotPaged {
 		resp, err := s.API.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: path, Endpoint: e.Endpoint,
 			Query: q, Auth: api.AuthUser, AccountID: u.AccountID, Idempotent: true})
@@ -202,9 +213,9 @@ func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Ch
 		_, err = s.storePage(ctx, u, part, raws, Cursor{Part: part, Done: true, Started: true}, cp)
 		return err
 	}
-	lr := api.ListRequest{Base: api.BaseAds, Path: path, Endpoint: e.Endpoint, Query: q, Count: s.PageSize,
-		Cursor: next, AccountID: u.AccountID}
-	for page, err := range api.Pages[struct{}](ctx, s.API, lr) {
+	lr := ListRequest(u, part, s.PageSize)
+	lr.Cursor = next
+	for page, err := range api.Pages[json.RawMessage](ctx, s.API, lr) {
 		if err != nil {
 			return err
 		}
@@ -232,16 +243,28 @@ func (s *Syncer) checkpointDone(ctx context.Context, part string, cp Checkpoint)
 	})
 }
 
-// Record is a decoded record ready to stage.
+// stage canonicalizes one record (see canonicalizer) and hashes it.
 func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
+	var c canonicalizer
+	return c.stage(u, part, raw)
+}
+
+// stage is stage reusing c's buffers (one canonicalizer per page).
+func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
 	e := u.Entity
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil || m == nil {
+	canon, err := c.canonical(raw, e.Key())
+	if errors.Is(err, errSyntax) {
+		// Not valid JSON: the page's decode would have refused it so
+		// (the split left the records to this validator).
+		if jerr := json.Unmarshal(raw, new(json.RawMessage)); jerr != nil {
+			err = jerr
+		}
+		return store.StagedRecord{}, fmt.Errorf("%s: decoding the response: %w", e.Endpoint, err)
+	}
+	if err != nil {
 		return store.StagedRecord{}, fmt.Errorf("a record is not a JSON object: %v", err)
 	}
-	id := scalar(m[e.Key()])
+	id := c.id
 	if id == "" {
 		return store.StagedRecord{}, fmt.Errorf("a record has no %s", e.Key())
 	}
@@ -249,33 +272,29 @@ func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error
 		// Targeted-by entries are keyed by campaign within an audience.
 		id = part + "/" + id
 	}
-	// Go marshals map keys sorted: the canonical form that doc_hash covers.
-	canon, err := json.Marshal(m)
-	if err != nil {
-		return store.StagedRecord{}, err
-	}
 	sum := sha256.Sum256(canon)
-	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: canon, DocHash: hex.EncodeToString(sum[:])}
+	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: c.keep(canon), DocHash: hex.EncodeToString(sum[:])}
 	if e.Scope == PerParent {
 		r.ParentID = part
 	}
-	r.CreatedAt, r.UpdatedAt = stamp(m["created_at"]), stamp(m["updated_at"])
-	r.Deleted, _ = m["deleted"].(bool)
+	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
+	r.Deleted = c.deleted
 	return r, nil
 }
 
-func scalar(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case json.Number:
-		return x.String()
+// keep copies canon into the arena, or into a buffer of its own when the
+// arena is full.
+func (c *canonicalizer) keep(canon []byte) []byte {
+	if cap(c.arena)-len(c.arena) < len(canon) {
+		return bytes.Clone(canon)
 	}
-	return ""
+	start := len(c.arena)
+	c.arena = append(c.arena, canon...)
+	return c.arena[start:len(c.arena):len(c.arena)]
 }
 
-func stamp(v any) *time.Time {
-	s, _ := v.(string)
+// stamp is an RFC 3339 time in UTC, nil when s is not one.
+func stamp(s string) *time.Time {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return nil
@@ -284,6 +303,9 @@ func stamp(v any) *time.Time {
 	return &t
 }
 
+// canonicalizers are storePage's, kept from page to page.
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
+
 // storePage merges one page and records its counts, seen ids and cursor in
 // one transaction. It returns the oldest updated_at of the page.
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
@@ -291,8 +313,22 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	recs := make([]store.StagedRecord, 0, len(raws))
 	index := make(map[string]int, len(raws))
 	var oldest, newest *time.Time
+	// The records' canonical bytes share one buffer (a record's are at most
+	// a few bytes longer than its raw ones, but for escapes), and the
+	// canonicalizer with its buffers serves page after page: nothing of a
+	// page is held once it is stored.
+	canon := canonicalizers.Get().(*canonicalizer)
+	defer canonicalizers.Put(canon)
+	size := 0
 	for _, raw := range raws {
-		r, err := stage(u, part, raw)
+		size += len(raw)
+	}
+	if size += size / 8; cap(canon.arena) < size {
+		canon.arena = make([]byte, 0, size)
+	}
+	canon.arena = canon.arena[:0]
+	for _, raw := range raws {
+		r, err := canon.stage(u, part, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -312,22 +348,77 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		index[r.ID] = len(recs)
 		recs = append(recs, r)
 	}
+	ids := make([]string, len(recs))
+	for i := range recs {
+		ids[i] = recs[i].ID
+	}
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), recs)
+		// Records whose stored doc_hash is theirs are unchanged: they are
+		// neither copied nor merged (the merge would leave them as they
+		// are), only counted and marked seen. New records are copied
+		// straight into the table when Go computed their typed columns;
+		// the others (changed ones) are staged and merged.
+		var changed, fresh []store.StagedRecord
+		var top []topMember
+		progressed := false
+		direct := true
+		if len(recs) > 0 {
+			// One statement returns the records whose stored row differs
+			// (new ones flagged) and, for a complete unit, marks the page's
+			// ids seen: an unchanged page gets no row back.
+			hashes := make([]string, len(recs))
+			for i := range recs {
+				hashes[i] = recs[i].DocHash
+			}
+			var seen *store.Seen
+			if u.Complete() {
+				seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name}
+			}
+			// An unchanged page's progress is recorded by the same
+			// statement.
+			progress := &store.UnchangedProgress{Unit: u.Key(), Fetched: int64(len(raws)), Records: int64(len(recs)), MaxUpdated: newest}
+			newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids, hashes, seen, progress)
+			if err != nil {
+				return fmt.Errorf("storing %s: %w", e.Name, err)
+			}
+			if len(newIdx) == 0 && len(changedIdx) == 0 {
+				progressed = true
+			}
+			for _, i := range newIdx {
+				r := recs[i]
+				if direct {
+					r.Typed, direct = typedValuesInto(e, part, r.Raw, &top)
+				}
+				fresh = append(fresh, r)
+			}
+			for _, i := range changedIdx {
+				changed = append(changed, recs[i])
+			}
+		}
+		var inserted, deleted int64
+		if direct && len(fresh) > 0 {
+			var ok bool
+			var err error
+			inserted, deleted, ok, err = store.InsertNew(ctx, tx, e.Name, e.insertColumns(), fresh, e.insertRow)
+			if err != nil {
+				return fmt.Errorf("storing %s: %w", e.Name, err)
+			}
+			direct = ok
+		}
+		if !direct {
+			changed = append(changed, fresh...)
+		}
+		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), changed)
 		if err != nil {
 			return fmt.Errorf("storing %s: %w", e.Name, err)
 		}
-		if u.Complete() && len(recs) > 0 {
-			ids := make([]string, len(recs))
-			for i := range recs {
-				ids[i] = recs[i].ID
-			}
-			if err := store.MarkSeen(ctx, tx, u.RunID, u.AccountID, e.Name, ids); err != nil {
+		mc.Inserted += inserted
+		mc.Deleted += deleted
+		mc.Unchanged = int64(len(recs)) - mc.Inserted - mc.Updated
+		if !progressed {
+			if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
 				return err
 			}
-		}
-		if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
-			return err
 		}
 		if cp != nil {
 			return cp(ctx, tx, c)
@@ -361,8 +452,10 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 			if u.Entity.AccessList {
 				n = 0 // an account out of reach is not deleted
 			}
-			if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
-				return err
+			if n > 0 {
+				if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
+					return err
+				}
 			}
 		}
 		if err := store.CompleteUnit(ctx, tx, u.Key(), u.Complete()); err != nil || u.Inline {

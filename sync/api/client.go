@@ -31,6 +31,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -86,10 +87,13 @@ type Config struct {
 
 // Client talks to the service. It is safe for concurrent use.
 type Client struct {
-	cfg  Config
-	http *http.Client
-	gov  *Governor
-	log  *zap.Logger
+	// bodySizes holds, by endpoint, the size of its last answer's body
+	// (see readBody).
+	bodySizes sync.Map
+	cfg       Config
+	http      *http.Client
+	gov       *Governor
+	log       *zap.Logger
 }
 
 // NewClient validates cfg and returns a client.
@@ -246,11 +250,11 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			}
 			continue
 		}
-		user, account := c.observe(ctx, buckets, resp.Header, endpoint)
+		user, account := c.observe(ctx, buckets, resp.Header, endpoint, resp.StatusCode)
 		if c.cfg.OnResponse != nil {
 			c.cfg.OnResponse(endpoint, resp.StatusCode, d)
 		}
-		body, rerr := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+		body, rerr := c.readBody(endpoint, resp)
 		resp.Body.Close()
 		c.log.Debug("api response", zap.String("method", req.Method), zap.String("endpoint", endpoint),
 			zap.String("query", redactQuery(req.Query)), zap.Int("status", resp.StatusCode), zap.Duration("duration", d),
@@ -442,7 +446,7 @@ func (c *cancelOnClose) Close() error {
 }
 
 // observe feeds the answer's rate-limit headers to the governor.
-func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, endpoint string) (user, account *RateLimit) {
+func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, endpoint string, status int) (user, account *RateLimit) {
 	if rl, ok, err := ParseRateLimit(h, "x-rate-limit"); ok {
 		user = &rl
 	} else if err != nil {
@@ -453,7 +457,34 @@ func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, e
 	} else if err != nil {
 		c.log.Warn("ignoring malformed account rate-limit headers", zap.String("endpoint", endpoint), zap.Error(err))
 	}
-	c.gov.Observe(ctx, buckets, user, account)
+	if buckets == nil {
+		// A request of an endpoint known unlimited reserved nothing and
+		// leaves the store alone. Headers say the endpoint is limited now:
+		// its next requests are reserved again (the store still holds the
+		// unlimited window it was told of, as it would have without this
+		// shortcut).
+		if user != nil || account != nil {
+			c.gov.forgetUnlimited(endpoint)
+		}
+		return user, account
+	}
+	gu, ga := user, account
+	if status >= 200 && status < 300 && gu == nil && ga == nil {
+		c.gov.markUnlimited(endpoint, c.gov.unlimited().Reset)
+	}
+	if status >= 200 && status < 300 {
+		// The service sends rate-limit headers with every answer of a
+		// rate-limited endpoint: a success without them says the bucket is
+		// not limited. Left as a probe, it would let one request at a time
+		// through (the others polling for the probe's answer).
+		if gu == nil {
+			gu = c.gov.unlimited()
+		}
+		if ga == nil {
+			ga = c.gov.unlimited()
+		}
+	}
+	c.gov.Observe(ctx, buckets, gu, ga)
 	return user, account
 }
 
@@ -520,4 +551,38 @@ func encodeValues(v url.Values) string {
 		}
 	}
 	return b.String()
+}
+
+// maxBody bounds what is read of an answer.
+const maxBody = 256 << 20
+
+// readBody reads an answer's body (at most maxBody) into a buffer sized
+// from its Content-Length, else from the endpoint's last answer: a list's
+// pages are alike, and a page of a megabyte read by io.ReadAll (from 512
+// bytes, regrowing) allocates about twice that, all garbage but the last.
+func (c *Client) readBody(endpoint string, resp *http.Response) ([]byte, error) {
+	size := 0
+	if resp.ContentLength >= 0 {
+		size = int(min(resp.ContentLength, maxBody))
+	} else if v, ok := c.bodySizes.Load(endpoint); ok {
+		size = v.(int)
+	}
+	buf := make([]byte, 0, size+size/8+512)
+	r := io.LimitReader(resp.Body, maxBody)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			if err == nil && resp.ContentLength < 0 && resp.StatusCode/100 == 2 {
+				c.bodySizes.Store(endpoint, len(buf))
+			}
+			return buf, err
+		}
+	}
 }

@@ -370,3 +370,59 @@ func TestBadCredentialsFailAtOnce(t *testing.T) {
 	require.Equal(t, 1, f.srv.Stats().Family("GET /12/accounts").Requests, "bad credentials are not retried")
 	require.NotContains(t, err.Error(), "not-the-secret")
 }
+
+// countingStore counts the calls reaching a budget store.
+type countingStore struct {
+	api.BudgetStore
+	mu    sync.Mutex
+	calls int
+}
+
+func (s *countingStore) count() int { s.mu.Lock(); defer s.mu.Unlock(); return s.calls }
+func (s *countingStore) add()       { s.mu.Lock(); s.calls++; s.mu.Unlock() }
+
+func (s *countingStore) Reserve(ctx context.Context, b string, now time.Time, p *api.Budget, ttl time.Duration) (bool, time.Time, error) {
+	s.add()
+	return s.BudgetStore.Reserve(ctx, b, now, p, ttl)
+}
+
+func (s *countingStore) Release(ctx context.Context, b string) error {
+	s.add()
+	return s.BudgetStore.Release(ctx, b)
+}
+
+func (s *countingStore) Observe(ctx context.Context, b string, rl api.RateLimit, now time.Time) error {
+	s.add()
+	return s.BudgetStore.Observe(ctx, b, rl, now)
+}
+
+func TestAnEndpointAnsweredWithoutRateLimitHeadersCostsNoStoreCallUntilItHasSome(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, func(o *fixtures.Options) { o.RateLimits.Disabled = true })
+	store := &countingStore{BudgetStore: api.NewMemoryStore()}
+	cfg := f.config()
+	cfg.Governor = api.NewGovernor(store)
+	c := newClient(t, cfg)
+	ctx := context.Background()
+	_, err := getPosts(ctx, c)
+	require.NoError(t, err)
+	first := store.count()
+	require.Positive(t, first, "the first request (and its token's) are reserved and their answers observed")
+	for i := 0; i < 5; i++ {
+		_, err := getPosts(ctx, c)
+		require.NoError(t, err)
+	}
+	require.Equal(t, first, store.count(), "an endpoint known unlimited reserves nothing")
+
+	// The service limits the endpoint now: its answer's headers end the
+	// shortcut, and the next request is reserved again.
+	rl := f.srv.RateLimits()
+	rl.Disabled, rl.Limit, rl.Window = false, 100, time.Hour
+	f.srv.SetRateLimits(rl)
+	_, err = getPosts(ctx, c)
+	require.NoError(t, err)
+	require.Equal(t, first, store.count())
+	_, err = getPosts(ctx, c)
+	require.NoError(t, err)
+	require.Equal(t, first+2, store.count())
+}

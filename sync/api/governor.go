@@ -48,6 +48,13 @@ type Governor struct {
 	Sleep       func(ctx context.Context, d time.Duration) error
 	// OnWait is called whenever the governor waits or defers (metrics).
 	OnWait func(endpoint string, d time.Duration)
+
+	// unlimitedUntil holds, by endpoint, the end of the window in which the
+	// service answered it without any rate-limit header: until then its
+	// requests reserve nothing (the store holds room for any number of them
+	// anyway), so an unlimited endpoint costs no store call per request.
+	mu             sync.Mutex
+	unlimitedUntil map[string]time.Time
 }
 
 // NewGovernor returns a governor over store with the spec's known budgets.
@@ -79,7 +86,12 @@ func bucketsFor(endpoint, accountID string) []string {
 }
 
 // Acquire reserves one request on every bucket of endpoint (and account).
+// It returns no bucket, having reserved nothing, for an endpoint known
+// unlimited (see markUnlimited).
 func (g *Governor) Acquire(ctx context.Context, endpoint, accountID string) ([]string, error) {
+	if g.isUnlimited(endpoint) {
+		return nil, nil
+	}
 	buckets := bucketsFor(endpoint, accountID)
 	for {
 		now := g.Now()
@@ -147,6 +159,50 @@ func (g *Governor) Observe(ctx context.Context, buckets []string, user, account 
 		}
 		_ = g.Store.Observe(ctx, b, *rl, now)
 	}
+}
+
+// unlimitedRequests is the room of a bucket the service does not limit.
+const unlimitedRequests = 1 << 30
+
+// unlimited is what a success without rate-limit headers tells the store: a
+// window with room for any number of requests, ending at the next multiple
+// of defaultPeriod (fixed, so that every such answer within one period
+// reports the same window, and the store does not learn a period from
+// answers a few seconds apart). At its end the bucket probes again.
+func (g *Governor) unlimited() *RateLimit {
+	now := g.Now()
+	return &RateLimit{Limit: unlimitedRequests, Remaining: unlimitedRequests, Reset: now.Truncate(defaultPeriod).Add(defaultPeriod)}
+}
+
+// markUnlimited notes that the service answered endpoint with success and
+// without any rate-limit header (neither the user's nor the account's) at
+// now: its requests need no reservation until the window unlimited() tells
+// the store ends. Endpoints with a known budget are always reserved.
+func (g *Governor) markUnlimited(endpoint string, until time.Time) {
+	if _, ok := g.Presets[endpoint]; ok || strings.HasSuffix(endpoint, TotalCountSuffix) {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.unlimitedUntil == nil {
+		g.unlimitedUntil = map[string]time.Time{}
+	}
+	g.unlimitedUntil[endpoint] = until
+}
+
+// forgetUnlimited ends markUnlimited's note: the service sent rate-limit
+// headers for endpoint, whose requests are reserved again.
+func (g *Governor) forgetUnlimited(endpoint string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.unlimitedUntil, endpoint)
+}
+
+func (g *Governor) isUnlimited(endpoint string) bool {
+	g.mu.Lock()
+	until, ok := g.unlimitedUntil[endpoint]
+	g.mu.Unlock()
+	return ok && g.Now().Before(until)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -16,35 +16,22 @@ type PGStore struct{ Pool *pgxpool.Pool }
 
 // Reserve implements BudgetStore.
 func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, preset *Budget, ttl time.Duration) (bool, time.Time, error) {
+	// The window's row exists but for a bucket's first request: try the
+	// reservation first (one statement when there is room).
+	reserved, err := s.reserve(ctx, bucket, now, ttl)
+	if err != nil || reserved {
+		return reserved, time.Time{}, err
+	}
+	// No room, or no row (another process may create it meanwhile): as
+	// before, create the row if missing and try once more.
 	w := newWindow(now, preset)
-	_, err := s.Pool.Exec(ctx, `INSERT INTO api_rate_limits (bucket, lim, remaining, reset_at, period_ms, probing)
+	if _, err := s.Pool.Exec(ctx, `INSERT INTO api_rate_limits (bucket, lim, remaining, reset_at, period_ms, probing)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (bucket) DO NOTHING`,
-		bucket, w.limit, w.remaining, w.reset, w.period.Milliseconds(), w.probing)
-	if err != nil {
+		bucket, w.limit, w.remaining, w.reset, w.period.Milliseconds(), w.probing); err != nil {
 		return false, time.Time{}, err
 	}
-	// A window that is over becomes a one-request probe: the service's next
-	// window may already hold requests, and the probe's answer tells.
-	// In-flight counts survive the rollover (those requests land in some
-	// window), but only until inflight_until: a reservation that no answer
-	// ended by then belongs to a process that died mid-request.
-	tag, err := s.Pool.Exec(ctx, `UPDATE api_rate_limits SET
-			remaining      = CASE WHEN reset_at <= $2 THEN 1 ELSE remaining END,
-			inflight       = CASE WHEN inflight_until < $2 THEN 1 ELSE inflight + 1 END,
-			inflight_until = GREATEST(inflight_until, $2 + make_interval(secs => $4 / 1000.0)),
-			observed       = CASE WHEN reset_at <= $2 THEN false ELSE observed END,
-			probing        = CASE WHEN reset_at <= $2 THEN true ELSE probing END,
-			reset_at       = CASE WHEN reset_at <= $2
-			                      THEN $2 + make_interval(secs => COALESCE(NULLIF(period_ms, 0), $3) / 1000.0)
-			                      ELSE reset_at END,
-			updated_at     = now()
-		WHERE bucket = $1 AND (reset_at <= $2 OR remaining - CASE WHEN inflight_until < $2 THEN 0 ELSE inflight END > 0)`,
-		bucket, now, defaultPeriod.Milliseconds(), ttl.Milliseconds())
-	if err != nil {
-		return false, time.Time{}, err
-	}
-	if tag.RowsAffected() == 1 {
-		return true, time.Time{}, nil
+	if reserved, err = s.reserve(ctx, bucket, now, ttl); err != nil || reserved {
+		return reserved, time.Time{}, err
 	}
 	var reset time.Time
 	var probing, room bool
@@ -67,6 +54,32 @@ func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, pres
 		return false, minTime(reset, now.Add(probePoll)), nil // waiting for the probe's answer
 	}
 	return false, reset, nil
+}
+
+// reserve takes one request from the bucket's window when it has room (or
+// is over); false when it has none or the bucket has no row yet.
+func (s PGStore) reserve(ctx context.Context, bucket string, now time.Time, ttl time.Duration) (bool, error) {
+	// A window that is over becomes a one-request probe: the service's next
+	// window may already hold requests, and the probe's answer tells.
+	// In-flight counts survive the rollover (those requests land in some
+	// window), but only until inflight_until: a reservation that no answer
+	// ended by then belongs to a process that died mid-request.
+	tag, err := s.Pool.Exec(ctx, `UPDATE api_rate_limits SET
+			remaining      = CASE WHEN reset_at <= $2 THEN 1 ELSE remaining END,
+			inflight       = CASE WHEN inflight_until < $2 THEN 1 ELSE inflight + 1 END,
+			inflight_until = GREATEST(inflight_until, $2 + make_interval(secs => $4 / 1000.0)),
+			observed       = CASE WHEN reset_at <= $2 THEN false ELSE observed END,
+			probing        = CASE WHEN reset_at <= $2 THEN true ELSE probing END,
+			reset_at       = CASE WHEN reset_at <= $2
+			                      THEN $2 + make_interval(secs => COALESCE(NULLIF(period_ms, 0), $3) / 1000.0)
+			                      ELSE reset_at END,
+			updated_at     = now()
+		WHERE bucket = $1 AND (reset_at <= $2 OR remaining - CASE WHEN inflight_until < $2 THEN 0 ELSE inflight END > 0)`,
+		bucket, now, defaultPeriod.Milliseconds(), ttl.Milliseconds())
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // Release implements BudgetStore.

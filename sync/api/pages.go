@@ -50,6 +50,10 @@ type ListRequest struct {
 	// exclusive with Cursor and counts against a much lower rate limit.
 	WithTotalCount bool
 	AccountID      string
+	// UncheckedRecords splits each page with SplitRawList: the records
+	// are not validated, the caller validates each one it reads (when T is
+	// not json.RawMessage, decoding the records validates them).
+	UncheckedRecords bool
 }
 
 // ErrTotalCountWithCursor is returned for a ListRequest asking for both.
@@ -101,7 +105,11 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 				yield(nil, err)
 				return
 			}
-			env, err := Decode[List[json.RawMessage]](lr.Endpoint, resp.Body)
+			decode := DecodeRawList
+			if lr.UncheckedRecords {
+				decode = SplitRawList
+			}
+			env, err := decode(lr.Endpoint, resp.Body)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -110,14 +118,13 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 			if env.NextCursor != nil {
 				page.NextCursor = *env.NextCursor
 			}
-			page.Items = make([]T, 0, len(env.Data))
-			for _, raw := range env.Data {
-				var item T
-				if err := json.Unmarshal(raw, &item); err != nil {
-					yield(nil, errors.New(lr.Endpoint+": decoding a record: "+err.Error()))
-					return
-				}
-				page.Items = append(page.Items, item)
+			if raws, ok := any(env.Data).([]T); ok {
+				// T is json.RawMessage: the records are the raw ones, decoded
+				// (and validated, unless UncheckedRecords) once with the page.
+				page.Items = raws
+			} else if page.Items, err = decodeItems[T](env.Data); err != nil {
+				yield(nil, errors.New(lr.Endpoint+": decoding a record: "+err.Error()))
+				return
 			}
 			if !yield(page, nil) {
 				return
@@ -128,6 +135,18 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 			cursor, first = page.NextCursor, false
 		}
 	}
+}
+
+func decodeItems[T any](raws []json.RawMessage) ([]T, error) {
+	items := make([]T, 0, len(raws))
+	for _, raw := range raws {
+		var item T
+		if err := json.Unmarshal(raw, &item); err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+	}
+	return items, nil
 }
 
 // PagesByIDs iterates the pages of a list filtered by many ids: the ids are

@@ -1,6 +1,7 @@
 package audience
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -59,6 +60,8 @@ type PlanOptions struct {
 	// limits (tests shrink them).
 	MaxUsers, MaxBytes int
 	Enqueue            Enqueuer
+	// Trigger is recorded with the upload's run ("manual" when empty).
+	Trigger string
 }
 
 // Outcome says what Plan did.
@@ -190,7 +193,7 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 	up := &Upload{AccountID: o.AccountID, AudienceID: o.AudienceID, FilePath: o.Path, Checksum: sum,
 		Operation: o.Operation, Mode: o.Mode, EffectiveAt: o.EffectiveAt, ExpiresAt: o.ExpiresAt, State: StatePlanned}
 	var runID int64
-	runID, _, err = store.StartRun(ctx, tx, Pipeline, "manual", map[string]string{
+	runID, _, err = store.StartRun(ctx, tx, Pipeline, cmp.Or(o.Trigger, "manual"), map[string]string{
 		"account_id": up.AccountID, "audience_id": up.AudienceID, "file": up.FilePath, "operation": up.Operation, "mode": up.Mode})
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ RETURNING u.run_id, u.account_id, u.entity`)
 		finish := map[int64]bool{}
 		for _, k := range ended {
 			// A unit that ends without completing never sweeps.
-			if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+			if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 				k.RunID, k.AccountID, k.Entity); err != nil {
 				return err
 			}

@@ -205,7 +205,7 @@ func RestartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
 			k.RunID, k.AccountID, k.Entity); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		_, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 			k.RunID, k.AccountID, k.Entity)
 		return err
 	})
@@ -277,7 +277,7 @@ ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = EXCLUDED.state, e
 		return false, err
 	}
 	// A unit that ends without completing never sweeps: forget what it saw.
-	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 		k.RunID, k.AccountID, k.Entity); err != nil {
 		return false, err
 	}

@@ -2,9 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // StagedRecord is one record of a page, ready to merge.
@@ -17,6 +21,9 @@ type StagedRecord struct {
 	UpdatedAt *time.Time
 	Deleted   bool
 	DocHash   string
+	// Typed holds the entity's typed columns computed in Go, for
+	// InsertNew; nil when they are left to the merge's SQL.
+	Typed []any
 }
 
 // MergeCounts says what a merge did.
@@ -46,7 +53,7 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ads_stage"}, stageColumns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
 		r := &recs[i]
-		return []any{r.AccountID, r.ID, r.ParentID, string(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash}, nil
+		return []any{r.AccountID, r.ID, r.ParentID, json.RawMessage(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash}, nil
 	})); err != nil {
 		return mc, err
 	}
@@ -78,21 +85,114 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 	return mc, nil
 }
 
-// MarkSeen records ids listed by a complete unit, for the sweep at its end.
-func MarkSeen(ctx context.Context, tx pgx.Tx, runID int64, accountID, entity string, ids []string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO sync_unit_seen (run_id, account_id, entity, id)
-SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`, runID, accountID, entity, ids)
-	return err
+// InsertNew copies records whose ids the table does not hold straight into
+// it, typed columns included (Typed): a new record needs no staging and no
+// merge. columns are the table's, in the order row gives the values. It
+// reports how many were inserted and how many of them are tombstones; ok is
+// false, with nothing written, when one of the ids was inserted meanwhile
+// by someone else (the caller then merges them instead). Call it inside the
+// page's transaction.
+func InsertNew(ctx context.Context, tx pgx.Tx, table string, columns []string, recs []StagedRecord,
+	row func(*StagedRecord) []any) (inserted, deleted int64, ok bool, err error) {
+	if len(recs) == 0 {
+		return 0, 0, true, nil
+	}
+	sp, err := tx.Begin(ctx) // a savepoint, so a conflict undoes this copy only
+	if err != nil {
+		return 0, 0, false, err
+	}
+	n, err := sp.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
+		return row(&recs[i]), nil
+	}))
+	if err != nil {
+		_ = sp.Rollback(ctx)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
+			return 0, 0, false, nil
+		}
+		return 0, 0, false, err
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return 0, 0, false, err
+	}
+	for i := range recs {
+		if recs[i].Deleted {
+			deleted++
+		}
+	}
+	return n, deleted, true, nil
+}
+
+// Seen names the unit whose seen ids a page's lookup records (see
+// ChangedRecords).
+type Seen struct {
+	RunID     int64
+	AccountID string
+	Entity    string
+}
+
+// UnchangedProgress is the progress a page adds to its unit when none of
+// its records differs from the table (see ChangedRecords).
+type UnchangedProgress struct {
+	Unit       UnitKey
+	Fetched    int64 // the page's records, repeats included
+	Records    int64 // its distinct records, all unchanged
+	MaxUpdated *time.Time
+}
+
+// ChangedRecords tells which of a page's records differ from their table
+// row: the indexes (into ids) of the records the table does not hold (of
+// accountID when hasAccount, the table being keyed by account and id), and
+// of those whose row's doc_hash is not hashes[i]. Unchanged records are not
+// returned, and the answer is one row of two arrays (in page order)
+// whatever the page. In the same statement, when seen is not nil, the ids
+// are marked seen, for the sweep at the unit's end (one row holding the
+// page's ids); and when progress is not nil and no record differs, the
+// page's progress is recorded as PageProgress would (the caller records it
+// otherwise, once it has stored the page). ids must not repeat. Call it
+// inside the page's transaction.
+func ChangedRecords(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids, hashes []string,
+	seen *Seen, progress *UnchangedProgress) (fresh, changed []int32, err error) {
+	args := []any{ids, hashes}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	acct := ""
+	if hasAccount {
+		acct = ` AND t.account_id = ` + arg(accountID) + `::text`
+	}
+	q := `WITH d AS (SELECT p.n, t.id IS NULL AS new
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, doc_hash, n)
+    LEFT JOIN ` + pgx.Identifier{table}.Sanitize() + ` t ON t.id = p.id` + acct + `
+    WHERE t.doc_hash IS DISTINCT FROM p.doc_hash)`
+	if seen != nil {
+		q += `, seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids)
+    VALUES (` + arg(seen.RunID) + `::bigint, ` + arg(seen.AccountID) + `::text, ` + arg(seen.Entity) + `::text, $1))`
+	}
+	if progress != nil {
+		k := progress.Unit
+		q += `, progress AS (UPDATE sync_run_units SET fetched = fetched + ` + arg(progress.Fetched) + `::bigint,
+    unchanged = unchanged + ` + arg(progress.Records) + `::bigint, pages = pages + 1,
+    max_updated_at = GREATEST(max_updated_at, ` + arg(progress.MaxUpdated) + `::timestamptz)
+    WHERE run_id = ` + arg(k.RunID) + `::bigint AND account_id = ` + arg(k.AccountID) + `::text AND entity = ` + arg(k.Entity) + `::text
+    AND NOT EXISTS (SELECT FROM d))`
+	}
+	q += `
+SELECT COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE new), '{}')::int4[],
+       COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE NOT new), '{}')::int4[] FROM d`
+	err = tx.QueryRow(ctx, q, args...).Scan(&fresh, &changed)
+	return fresh, changed, err
 }
 
 // Sweep runs sweepSQL (see ads.Entity.SweepSQL) and forgets the unit's seen
-// ids; it returns how many rows became tombstones.
+// pages; it returns how many rows became tombstones.
 func Sweep(ctx context.Context, tx pgx.Tx, sweepSQL string, runID int64, accountID, entity string) (int64, error) {
 	tag, err := tx.Exec(ctx, sweepSQL, runID, accountID, entity)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 		runID, accountID, entity); err != nil {
 		return 0, err
 	}
