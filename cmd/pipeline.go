@@ -20,7 +20,7 @@ import (
 // schedules are the configured cron specs by pipeline.
 func (a *app) schedules() map[string]string {
 	s := a.cfg.Schedules
-	return map[string]string{jobs.PipelineSync: s.Sync, jobs.PipelineInsights: s.Insights, jobs.PipelinePosts: s.Posts, jobs.PipelineExport: s.Export}
+	return map[string]string{jobs.PipelineSync: s.Sync, jobs.PipelineInsights: s.Insights, jobs.PipelinePosts: s.Posts, jobs.PipelineStats: s.Stats, jobs.PipelineExport: s.Export}
 }
 
 // concurrency is the configured concurrency by queue.
@@ -55,6 +55,7 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	deps := &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap),
 		SyncPageSize: a.cfg.Sync.PageSize, ExportOut: a.cfg.Export.Out, Metrics: a.metrics}
 	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
+	deps.Stats = a.cfg.Stats.Settings()
 	a.deps = deps
 	return deps, nil
 }

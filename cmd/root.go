@@ -65,6 +65,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.audienceCommand(),
 		a.insightsCommand(),
 		a.postsCommand(),
+		a.statsCommand(),
 	)
 	return root
 }
@@ -87,7 +88,7 @@ func (a *app) load(cmd *cobra.Command) error {
 		return err
 	}
 	if err := jobs.ValidateSchedules(map[string]string{jobs.PipelineSync: cfg.Schedules.Sync,
-		jobs.PipelineInsights: cfg.Schedules.Insights, jobs.PipelinePosts: cfg.Schedules.Posts,
+		jobs.PipelineInsights: cfg.Schedules.Insights, jobs.PipelinePosts: cfg.Schedules.Posts, jobs.PipelineStats: cfg.Schedules.Stats,
 		jobs.PipelineExport: cfg.Schedules.Export}); err != nil {
 		return err
 	}

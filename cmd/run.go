@@ -35,9 +35,10 @@ func (a *app) runCommand() *cobra.Command {
 	var full, demo bool
 	cmd := &cobra.Command{
 		Use:   "run",
-		Short: "Run one full pipeline pass now: sync, audience upload, insights, posts, export",
+		Short: "Run one full pipeline pass now: sync, audience upload, insights, posts, analytics, export",
 		Long: `Run one full pipeline pass: sync every advertising entity, upload the sample CRM file
-to a demo audience, fetch keyword insights and v2 posts, and export everything to Parquet.
+to a demo audience, fetch keyword insights and v2 posts, pull the analytics of the active
+entities over the trailing stats.lookback, and export everything to Parquet.
 
 With nothing configured it is the demo: it starts a local PostgreSQL under .adsync/
 (kept between runs) and the fake service in this process with generated data.
@@ -71,7 +72,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 		return err
 	}
 
-	step := func(n int, what string) { fmt.Fprintf(a.stdout, "\n== %d/5 %s\n", n, what) }
+	step := func(n int, what string) { fmt.Fprintf(a.stdout, "\n== %d/6 %s\n", n, what) }
 	step(1, "sync every advertising entity")
 	if err := a.sync(ctx, jobs.SyncRunArgs{Full: full, Trigger: "run"}, true); err != nil {
 		return err
@@ -96,8 +97,13 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 		return err
 	}
 
+	step(5, "pull performance analytics of the active entities (the trailing "+time.Duration(a.cfg.Stats.Lookback).String()+")")
+	if err := a.statsSync(ctx, jobs.StatsArgs{Trigger: "run"}, true); err != nil {
+		return err
+	}
+
 	out := a.cfg.Export.Out
-	step(5, "export to Parquet in "+out)
+	step(6, "export to Parquet in "+out)
 	res, err := export.Run(ctx, pool, export.Options{Out: out, Trigger: "run"})
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/stats"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -51,6 +52,8 @@ type Deps struct {
 	Posts    PostsSettings
 	// SyncPageSize is the sync's page size (0: each endpoint's maximum).
 	SyncPageSize int
+	// Stats are the configured analytics settings.
+	Stats stats.Settings
 }
 
 // Options shape a River client.
@@ -135,4 +138,5 @@ func addWorkers(w *river.Workers, deps *Deps) {
 	addExportWorkers(w, deps)
 	addInsightsPostsWorkers(w, deps)
 	addAudienceWorkers(w, deps)
+	addStatsWorkers(w, deps)
 }

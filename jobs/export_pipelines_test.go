@@ -16,6 +16,7 @@ import (
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/adsync/adsync/sync/posts"
+	"github.com/adsync/adsync/sync/stats"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -28,8 +29,8 @@ var duckType = map[export.Kind]string{
 }
 
 // TestEveryTableExportsWithDeclaredTypesAndPostgresCounts fills every table
-// through its own pipeline (sync, posts, insights, an audience upload), then
-// exports everything and reads it back with DuckDB.
+// through its own pipeline (sync, posts, insights, an audience upload,
+// analytics), then exports everything and reads it back with DuckDB.
 func TestEveryTableExportsWithDeclaredTypesAndPostgresCounts(t *testing.T) {
 	t.Parallel()
 	b := setupSync(t, func(o *fixtures.Options) { o.Accounts = 2; o.CampaignsPerAccount = 12 }, nil)
@@ -68,6 +69,9 @@ func TestEveryTableExportsWithDeclaredTypesAndPostgresCounts(t *testing.T) {
 	for _, seq := range seqs {
 		require.NoError(t, sender.Send(ctx, upload, seq))
 	}
+
+	_, err = (&stats.Runner{Client: client, Pool: b.pool}).Run(ctx, stats.Request{Entities: []string{stats.EntityCampaign}})
+	require.NoError(t, err)
 
 	out := t.TempDir()
 	res, err := export.Run(ctx, b.pool, export.Options{Out: out})

@@ -44,9 +44,9 @@ func ValidateSchedules(specs map[string]string) error {
 			continue
 		}
 		switch k {
-		case PipelineSync, PipelineInsights, PipelinePosts, PipelineExport:
+		case PipelineSync, PipelineInsights, PipelinePosts, PipelineExport, PipelineStats:
 		default:
-			return fmt.Errorf("schedules.%s: unknown pipeline (known: sync, insights, posts, export)", k)
+			return fmt.Errorf("schedules.%s: unknown pipeline (known: sync, insights, posts, stats, export)", k)
 		}
 		if _, err := ParseSchedule(k, specs[k]); err != nil {
 			return err

@@ -37,6 +37,7 @@ type Config struct {
 	Worker    Worker    `yaml:"worker"`
 	Insights  Insights  `yaml:"insights"`
 	Posts     Posts     `yaml:"posts"`
+	Stats     Stats     `yaml:"stats"`
 
 	// Origins says where each value set by other than the defaults came
 	// from, by YAML key path (see Origin).
@@ -68,6 +69,7 @@ type Schedules struct {
 	Sync     string `yaml:"sync"`
 	Insights string `yaml:"insights"`
 	Posts    string `yaml:"posts"`
+	Stats    string `yaml:"stats"`
 	Export   string `yaml:"export"`
 }
 
@@ -114,6 +116,24 @@ type KeywordSet struct {
 	Location string `yaml:"location"`
 	// Granularity is DAY (default) or HOUR.
 	Granularity string `yaml:"granularity"`
+}
+
+// Stats configures the analytics pipeline; empty fields take the defaults
+// of sync/stats (campaigns, line items, promoted posts and media creatives;
+// every metric group each allows; DAY; 14 days).
+type Stats struct {
+	// Entities are entity types (CAMPAIGN, LINE_ITEM, ...).
+	Entities []string `yaml:"entities"`
+	// MetricGroups are asked for every entity that allows them.
+	MetricGroups []string `yaml:"metric_groups"`
+	// Granularity is DAY or HOUR.
+	Granularity string `yaml:"granularity"`
+	// Lookback is the trailing window every run re-pulls: spend and
+	// conversions change after the fact.
+	Lookback Duration `yaml:"lookback"`
+	// Segmentations are pulled besides the unsegmented metrics (AGE,
+	// GENDER, REGIONS:US, PLATFORM_VERSIONS:1, ...).
+	Segmentations []string `yaml:"segmentations"`
 }
 
 // Posts lists v2 posts the posts pipeline hydrates besides those of the
@@ -184,6 +204,7 @@ func Default() Config {
 			Sync:     "CRON_TZ=UTC 0 2 * * *",
 			Insights: "CRON_TZ=UTC 30 2 * * *",
 			Posts:    "CRON_TZ=UTC 45 2 * * *",
+			Stats:    "CRON_TZ=UTC 15 3 * * *",
 			Export:   "CRON_TZ=UTC 0 4 * * *",
 		},
 		Queues: Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},

@@ -6,11 +6,14 @@ import (
 
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/adsync/adsync/sync/posts"
+	"github.com/adsync/adsync/sync/stats"
 )
 
 // withPipelineDefaults sets the insights and posts defaults.
 func (c Config) withPipelineDefaults() Config {
 	c.Insights.Lookback = Duration(7 * 24 * time.Hour)
+	c.Stats.Lookback = Duration(stats.DefaultLookback)
+	c.Stats.Granularity = stats.Day
 	return c
 }
 
@@ -22,6 +25,12 @@ func (i Insights) Sets() []insights.KeywordSet {
 			Location: s.Location, Granularity: s.Granularity}
 	}
 	return out
+}
+
+// Settings converts the section to the stats package's type.
+func (s Stats) Settings() stats.Settings {
+	return stats.Settings{Entities: s.Entities, MetricGroups: s.MetricGroups, Granularity: s.Granularity,
+		Lookback: time.Duration(s.Lookback), Segmentations: s.Segmentations}
 }
 
 // validatePipelines checks the insights and posts sections with the rules
@@ -47,6 +56,12 @@ func (c Config) validatePipelines() error {
 			return fmt.Errorf("insights.keyword_sets[%d]: name %q is already used by insights.keyword_sets[%d]", i, ns.Name, j)
 		}
 		names[ns.Name] = i
+	}
+	if _, err := c.Stats.Settings().Normalize(); err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	if time.Duration(c.Stats.Lookback) < 24*time.Hour {
+		return fmt.Errorf("stats.lookback: %s is shorter than one day", time.Duration(c.Stats.Lookback))
 	}
 	if _, err := posts.CheckIDs(c.Posts.IDs); err != nil {
 		return fmt.Errorf("posts.ids: %w", err)

@@ -1,0 +1,135 @@
+package adsynccmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/sync/stats"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/spf13/cobra"
+)
+
+// statsCommand is the parent of the analytics commands.
+func (a *app) statsCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "stats", Short: "Pull performance analytics into Postgres"}
+	cmd.AddCommand(a.statsSyncCommand())
+	return cmd
+}
+
+func (a *app) statsSyncCommand() *cobra.Command {
+	var (
+		accounts, entities []string
+		start, end, gran   string
+		segmentation       string
+		full, wait         bool
+	)
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Pull analytics of the accounts' active entities into Postgres",
+		Long: `Record an analytics run and queue it; with --wait this process works it and prints
+what it pulled. For each account and entity type the run asks which entities were active
+in the span, then asks for the stats of those only (20 ids a request, only the placements
+they ran on, over their activity), and stores each answer in one transaction that replaces
+what an earlier run stored for the same ids and days.
+
+The span defaults to the trailing stats.lookback (14 days) through today: spend and
+conversions change after the fact, so every run pulls them again. --start and --end take
+a date (2006-01-02: that day in each account's time zone) or an RFC 3339 time; --end is
+exclusive. --full starts at each account's creation (a backfill). --segmentation TYPE
+pulls only that segmentation (TYPE:VALUE for the types that need a country or platform:
+REGIONS:US, PLATFORM_VERSIONS:1), always through asynchronous jobs of at most 45 days.
+
+Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(stats.DefaultEntities, ", ") + `).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			args := jobs.StatsArgs{AccountIDs: splitList(accounts), Entities: splitList(entities),
+				Granularity: strings.ToUpper(gran), Segmentation: segmentation, Start: start, End: end, Full: full, Trigger: "manual"}
+			if _, err := args.Request(); err != nil {
+				return usageError("stats sync: %v", err)
+			}
+			set := a.cfg.Stats.Settings()
+			set.Entities = slices.Concat(set.Entities, args.Entities)
+			if args.Granularity != "" {
+				set.Granularity = args.Granularity
+			}
+			if args.Segmentation != "" {
+				set.Segmentations = []string{args.Segmentation}
+			}
+			if _, err := set.Normalize(); err != nil {
+				return usageError("stats sync: %v", err)
+			}
+			return a.statsSync(cmd.Context(), args, wait)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&accounts, "accounts", nil, "account ids, comma-separated (default: every account of the user)")
+	f.StringSliceVar(&entities, "entities", nil, "entity types, comma-separated (default: stats.entities)")
+	f.StringVar(&start, "start", "", "first day or time (default: today minus stats.lookback)")
+	f.StringVar(&end, "end", "", "end day or time, exclusive (default: now)")
+	f.StringVar(&gran, "granularity", "", "DAY or HOUR (default: stats.granularity)")
+	f.StringVar(&segmentation, "segmentation", "", "pull only this segmentation (AGE, GENDER, REGIONS:US, ...) through asynchronous jobs")
+	f.BoolVar(&full, "full", false, "start at each account's creation instead of the lookback")
+	f.BoolVar(&wait, "wait", false, "work the run in this process and print what it pulled")
+	return cmd
+}
+
+func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) error {
+	deps, err := a.pipeline(ctx)
+	if err != nil {
+		return err
+	}
+	if err := a.checkAccounts(ctx, deps, "--accounts", args.AccountIDs); err != nil {
+		return err
+	}
+	inserter, err := a.inserter(deps)
+	if err != nil {
+		return err
+	}
+	id, err := store.CreateRun(ctx, deps.Pool, jobs.PipelineStats, args.Trigger, args)
+	if err != nil {
+		return err
+	}
+	args.RunID = id
+	if _, err := inserter.Insert(ctx, args, nil); err != nil {
+		return err
+	}
+	if !wait {
+		fmt.Fprintf(a.stdout, "stats run %d queued\n", id)
+		return nil
+	}
+	_, stop, err := a.startWorking(ctx, deps, false)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stop(30 * time.Second) }()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		run, err := stats.GetRun(ctx, deps.Pool, id)
+		if err != nil {
+			return err
+		}
+		if run.Outcome != store.RunRunning {
+			r := run.Report
+			fmt.Fprintf(a.stdout, "accounts %d, account-days %d, active entities %d, requests %d (active entities %d), jobs %d, rows %d\n",
+				r.Accounts, r.AccountDays, r.Active, r.Requests, r.ActiveRequests, r.Jobs, r.Rows)
+			for _, m := range r.Missing {
+				fmt.Fprintf(a.stdout, "missing: %s\n", m)
+			}
+			fmt.Fprintf(a.stdout, "stats run %d %s\n", id, run.Outcome)
+			if run.Outcome != store.RunSucceeded {
+				return &exitCodeError{code: exitError, err: fmt.Errorf("stats run %d %s: %s", id, run.Outcome, run.Error)}
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}

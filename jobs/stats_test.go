@@ -1,0 +1,56 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/sync/stats"
+	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStatsJobWaitsForItsAsyncJobsBySnoozingAndStoresTheFakesTotals(t *testing.T) {
+	t.Parallel()
+	b := setupWorker(t, nil)
+	ctx := context.Background()
+	accts, err := stats.Accounts(ctx, b.deps.API, nil)
+	require.NoError(t, err)
+	a := accts[0]
+	from := a.LocalDate(time.Now()).AddDate(0, 0, -20)
+	ev := b.runJob(t, jobs.StatsArgs{AccountIDs: []string{a.ID}, Entities: []string{stats.EntityCampaign},
+		Start: from.Format(time.DateOnly)})
+	require.Equal(t, river.EventKindJobCompleted, ev.Kind)
+
+	run, err := stats.GetRun(ctx, b.pool, runOf(t, b, ev.Job.ID))
+	require.NoError(t, err)
+	require.Equal(t, "succeeded", run.Outcome, run.Error)
+	require.Positive(t, run.Report.Jobs, "a 21-day span goes through asynchronous jobs")
+	require.Positive(t, run.Report.Rows)
+	require.Equal(t, run.Report.Jobs, b.count(t, `SELECT count(*) FROM stats_jobs WHERE state = 'stored'`))
+
+	// Days before today: today's hours keep arriving while the test runs.
+	yesterday := a.LocalDate(time.Now()).AddDate(0, 0, -1)
+	truth, err := b.fake.Srv.AnalyticsTruth(fixtures.AnalyticsTruthFilter{AccountID: a.ID, Entity: stats.EntityCampaign,
+		Start: from.Format(time.DateOnly), End: yesterday.Format(time.DateOnly)})
+	require.NoError(t, err)
+	var want int64
+	for _, r := range truth {
+		want += r.Impressions
+	}
+	var got int64
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT coalesce(sum(impressions), 0) FROM ad_stats WHERE account_id = $1
+        AND entity_type = 'CAMPAIGN' AND bucket_date >= $2::date AND bucket_date <= $3::date`, a.ID, from.Format(time.DateOnly),
+		yesterday.Format(time.DateOnly)).Scan(&got))
+	require.Equal(t, want, got)
+}
+
+func runOf(t *testing.T, b *workerBundle, jobID int64) int64 {
+	t.Helper()
+	var id int64
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT id FROM sync_runs WHERE pipeline = 'stats'
+        AND params->>'river_job_id' = $1::bigint::text`, jobID).Scan(&id))
+	return id
+}

@@ -1,0 +1,242 @@
+package stats
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/adsync/adsync/sync/api"
+)
+
+// Rate-limit keys of the analytics endpoints.
+const (
+	EndpointAccounts = "GET /12/accounts"
+	EndpointActive   = "GET /12/stats/accounts/{account_id}/active_entities"
+	EndpointSync     = "GET /12/stats/accounts/{account_id}"
+)
+
+// timeLayout is the ISO 8601 form of start_time and end_time.
+const timeLayout = "2006-01-02T15:04:05Z"
+
+// Accounts returns the records of ids (every account of the user when ids
+// is empty).
+func Accounts(ctx context.Context, c *api.Client, ids []string) ([]Account, error) {
+	lr := api.ListRequest{Base: api.BaseAds, Path: "/12/accounts", Endpoint: EndpointAccounts, Query: url.Values{}}
+	var recs []accountRecord
+	if len(ids) == 0 {
+		for page, err := range api.Pages[accountRecord](ctx, c, lr) {
+			if err != nil {
+				return nil, err
+			}
+			recs = append(recs, page.Items...)
+		}
+	} else {
+		for page, err := range api.PagesByIDs[accountRecord](ctx, c, lr, "account_ids", ids) {
+			if err != nil {
+				return nil, err
+			}
+			recs = append(recs, page.Items...)
+		}
+	}
+	out := make([]Account, 0, len(recs))
+	for _, r := range recs {
+		a, err := r.account()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// Active is one entry of the active entities answer.
+type Active struct {
+	EntityID   string    `json:"entity_id"`
+	Start      time.Time `json:"activity_start_time"`
+	End        time.Time `json:"activity_end_time"`
+	Placements []string  `json:"placements"`
+}
+
+// ActiveEntities asks which entities of type entity may have changed in
+// [start, end), in requests of at most ActiveMaxDays.
+func ActiveEntities(ctx context.Context, c *api.Client, accountID, entity string, start, end time.Time) ([]Active, int, error) {
+	byID := map[string]*Active{}
+	var order []string
+	requests := 0
+	for _, s := range (Span{Start: start, End: end}).split(ActiveMaxDays) {
+		q := url.Values{}
+		q.Set("entity", entity)
+		q.Set("start_time", s.Start.UTC().Format(timeLayout))
+		q.Set("end_time", s.End.UTC().Format(timeLayout))
+		resp, err := c.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Endpoint: EndpointActive,
+			Path: "/12/stats/accounts/" + url.PathEscape(accountID) + "/active_entities", Query: q, Auth: api.AuthUser, AccountID: accountID})
+		requests++
+		if err != nil {
+			return nil, requests, fmt.Errorf("account %s: active %s: %w", accountID, entity, err)
+		}
+		env, err := api.Decode[api.Single[[]Active]](EndpointActive, resp.Body)
+		if err != nil {
+			return nil, requests, err
+		}
+		for _, a := range env.Data {
+			if prev := byID[a.EntityID]; prev != nil {
+				prev.Start, prev.End = minTime(prev.Start, a.Start), maxTime(prev.End, a.End)
+				for _, p := range a.Placements {
+					if !slices.Contains(prev.Placements, p) {
+						prev.Placements = append(prev.Placements, p)
+					}
+				}
+				continue
+			}
+			byID[a.EntityID] = &a
+			order = append(order, a.EntityID)
+		}
+	}
+	out := make([]Active, 0, len(order))
+	for _, id := range order {
+		out = append(out, *byID[id])
+	}
+	return out, requests, nil
+}
+
+// Query is one stats request: ids of one entity type on one placement over
+// a span.
+type Query struct {
+	Account     Account
+	Entity      string
+	IDs         []string
+	Placement   string
+	Granularity string
+	Groups      []string
+	Span        Span
+	// Segmentation is the segmentation_type ("" for none), TYPE:VALUE for
+	// types that need a country or platform; rows keep it as segment_type.
+	Segmentation string
+}
+
+// values are the request's parameters; now fixes the current offset of
+// DAY boundaries.
+func (q Query) values(now time.Time) url.Values {
+	start, end := q.Account.requestTimes(q.Granularity, q.Span, now)
+	v := url.Values{}
+	v.Set("entity", q.Entity)
+	v.Set("entity_ids", strings.Join(q.IDs, ","))
+	v.Set("start_time", start.UTC().Format(timeLayout))
+	v.Set("end_time", end.UTC().Format(timeLayout))
+	v.Set("granularity", q.Granularity)
+	v.Set("placement", q.Placement)
+	v.Set("metric_groups", strings.Join(q.Groups, ","))
+	if q.Segmentation != "" {
+		typ, val, _ := strings.Cut(q.Segmentation, ":")
+		v.Set("segmentation_type", typ)
+		if val != "" {
+			v.Set(needsValue[typ], val)
+		}
+	}
+	return v
+}
+
+// FetchSync asks the synchronous endpoint (span at most SyncMaxDays, no
+// segmentation) and decodes the answer into rows.
+func FetchSync(ctx context.Context, c *api.Client, q Query, now time.Time) ([]Row, error) {
+	resp, err := c.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Endpoint: EndpointSync,
+		Path: "/12/stats/accounts/" + url.PathEscape(q.Account.ID), Query: q.values(now), Auth: api.AuthUser, AccountID: q.Account.ID})
+	if err != nil {
+		return nil, fmt.Errorf("account %s: stats of %s %s: %w", q.Account.ID, q.Entity, strings.Join(q.IDs, ","), err)
+	}
+	return Decode(q, resp.Body)
+}
+
+// response is the stats answer, also an asynchronous job's file.
+type response struct {
+	TimeSeriesLength int `json:"time_series_length"`
+	Data             []struct {
+		ID     string `json:"id"`
+		IDData []struct {
+			Segment *struct {
+				Name  string `json:"segment_name"`
+				Value string `json:"segment_value"`
+			} `json:"segment"`
+			Metrics map[string]json.RawMessage `json:"metrics"`
+		} `json:"id_data"`
+	} `json:"data"`
+}
+
+// Row is one stored bucket.
+type Row struct {
+	EntityID     string
+	SegmentName  string
+	SegmentValue string
+	Date         time.Time  // local date
+	Start        *time.Time // UTC start, nil when unknown
+	// Values are the metric columns (Columns order); nil is null.
+	Values []*int64
+}
+
+// Decode turns a stats answer to q into rows: one per id, segment and
+// bucket with any non-zero value.
+func Decode(q Query, body []byte) ([]Row, error) {
+	var r response
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("%s: decoding: %w", EndpointSync, err)
+	}
+	n := r.TimeSeriesLength
+	var out []Row
+	for _, d := range r.Data {
+		for _, idd := range d.IDData {
+			series := make([][]*int64, len(Columns)) // per column, per bucket
+			for name, raw := range idd.Metrics {
+				if err := decodeMetric(name, raw, series); err != nil {
+					return nil, fmt.Errorf("%s: id %s: %w", EndpointSync, d.ID, err)
+				}
+			}
+			for i := 0; i < n; i++ {
+				row := Row{EntityID: d.ID, Values: make([]*int64, len(Columns))}
+				if idd.Segment != nil {
+					row.SegmentName, row.SegmentValue = idd.Segment.Name, idd.Segment.Value
+				}
+				some := false
+				for c, xs := range series {
+					if i < len(xs) && xs[i] != nil {
+						row.Values[c] = xs[i]
+						some = some || *xs[i] != 0
+					}
+				}
+				if !some {
+					continue
+				}
+				row.Date, row.Start = q.Account.bucket(q.Granularity, q.Span, i)
+				out = append(out, row)
+			}
+		}
+	}
+	return out, nil
+}
+
+// decodeMetric files one metric's arrays under its columns. A metric the
+// catalogue does not know is skipped (the service may add some).
+func decodeMetric(name string, raw json.RawMessage, series [][]*int64) error {
+	if string(raw) == "null" {
+		return nil
+	}
+	if c := columnIndex(name, ""); c >= 0 {
+		return json.Unmarshal(raw, &series[c])
+	}
+	var obj map[string][]*int64
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		if columnIndex(name, webConversionMembers[0]) < 0 && columnIndex(name, mobileConversionMembers[0]) < 0 {
+			return nil // unknown metric of another shape
+		}
+		return fmt.Errorf("metric %s: %w", name, err)
+	}
+	for mem, xs := range obj {
+		if c := columnIndex(name, mem); c >= 0 {
+			series[c] = xs
+		}
+	}
+	return nil
+}

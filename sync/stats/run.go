@@ -1,0 +1,207 @@
+package stats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/adsync/adsync/sync/api"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Runner pulls analytics into Postgres.
+type Runner struct {
+	Client   *api.Client
+	Pool     *pgxpool.Pool
+	Settings Settings
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Enqueue, when set, sends requests over SyncMaxDays through durable
+	// asynchronous jobs of run RunID (see Advance); without it they are
+	// split into synchronous requests.
+	Enqueue Enqueuer
+	RunID   int64
+	// HTTP downloads result files (a 5-minute timeout when nil).
+	HTTP *http.Client
+	// Checkpoint, when set, records the report in tx after each account,
+	// in the transaction that adds the account's asynchronous jobs: a run
+	// that stops (a rate-limit snooze, a crash) resumes from it through
+	// Request.Resume instead of pulling the accounts it finished again.
+	Checkpoint func(ctx context.Context, tx pgx.Tx, rep Report) error
+}
+
+// Request is what one run pulls.
+type Request struct {
+	// AccountIDs are the accounts (every account of the user when empty).
+	AccountIDs []string
+	// Entities override the settings' entity types when not empty.
+	Entities []string
+	// Start and End bound the span; zero ones default to the lookback and
+	// now.
+	Start, End Bound
+	// Full pulls from each account's creation when Start is zero (a
+	// backfill), instead of the lookback.
+	Full bool
+	// Granularity overrides the settings' granularity when set.
+	Granularity string
+	// Segmentation, when set, pulls only that segmentation (TYPE or
+	// TYPE:VALUE) instead of the unsegmented metrics and the settings'
+	// segmentations.
+	Segmentation string
+	// Resume is the last checkpoint of this run: its accounts are done.
+	Resume Report
+}
+
+// ErrSegmentedNeedsJobs is a segmented pull without asynchronous jobs (the
+// synchronous endpoint takes no segmentation).
+var ErrSegmentedNeedsJobs = errors.New("stats: segmented requests go through asynchronous jobs, which this runner has not got")
+
+// Report sums up a run.
+type Report struct {
+	Accounts int `json:"accounts"`
+	// AccountDays are the days of every account the run covered.
+	AccountDays int `json:"account_days"`
+	// ActiveRequests and Requests count active entities and stats requests.
+	ActiveRequests int `json:"active_requests"`
+	Requests       int `json:"requests"`
+	// Active counts the active (entity type, id) pairs found.
+	Active int `json:"active"`
+	// Rows counts the rows stored.
+	Rows int `json:"rows"`
+	// Jobs counts the asynchronous jobs planned; their rows are counted
+	// as they are stored.
+	Jobs int `json:"jobs"`
+	// Missing names the ids and days of jobs that kept failing.
+	Missing []string `json:"missing,omitempty"`
+	// Done are the accounts finished (their asynchronous jobs recorded).
+	Done []string `json:"done_accounts,omitempty"`
+	// Planned says every account is done: only the jobs remain.
+	Planned bool `json:"planned,omitempty"`
+}
+
+func (r *Runner) clock() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
+}
+
+// Run pulls req: for each account and entity type, the active entities of
+// the span, then their stats, each synchronous answer stored as soon as it
+// arrives (replacing the same ids and span); the account's asynchronous
+// requests are recorded (and Checkpoint called) in one transaction when
+// the account is done. A rate-limited request fails with the client's
+// *api.RetryAtError, which callers turn into a snooze; running again with
+// the checkpoint as Request.Resume goes on from the first account not done
+// (re-pulling an account replaces, so never double counts).
+func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
+	set := r.Settings
+	if len(req.Entities) > 0 {
+		set.Entities = req.Entities
+	}
+	if req.Granularity != "" {
+		set.Granularity = req.Granularity
+	}
+	unsegmented := true
+	if req.Segmentation != "" {
+		set.Segmentations, unsegmented = []string{req.Segmentation}, false
+	}
+	set, err := set.Normalize()
+	if err != nil {
+		return Report{}, err
+	}
+	if len(set.Segmentations) > 0 && r.Enqueue == nil {
+		return Report{}, ErrSegmentedNeedsJobs
+	}
+	accounts, err := Accounts(ctx, r.Client, req.AccountIDs)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := req.Resume
+	for _, a := range accounts {
+		if slices.Contains(rep.Done, a.ID) {
+			continue
+		}
+		var async []Query
+		now := r.clock()
+		start := req.Start
+		if req.Full && start.T.IsZero() && !a.Created.IsZero() {
+			start = Bound{T: a.Created}
+		}
+		span := a.spanOf(set.Granularity, start, req.End, set.Lookback, now)
+		if !span.End.After(span.Start) {
+			return rep, fmt.Errorf("stats: account %s: the span ends before it starts", a.ID)
+		}
+		rep.Accounts++
+		rep.AccountDays += span.days()
+		for _, entity := range set.Entities {
+			from, to := a.instants(set.Granularity, span)
+			active, n, err := ActiveEntities(ctx, r.Client, a.ID, entity, from, to)
+			rep.ActiveRequests += n
+			if err != nil {
+				return rep, err
+			}
+			rep.Active += len(active)
+			var qs []Query
+			for _, seg := range set.Segmentations {
+				for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, SegmentedMaxDays) {
+					q.Segmentation = seg
+					async = append(async, q)
+				}
+			}
+			if !unsegmented {
+				continue
+			}
+			for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, AsyncMaxDays) {
+				switch {
+				case q.Span.days() <= SyncMaxDays:
+					qs = append(qs, q)
+				case r.Enqueue != nil:
+					async = append(async, q)
+				default:
+					for _, s := range q.Span.split(SyncMaxDays) {
+						q.Span = s
+						qs = append(qs, q)
+					}
+				}
+			}
+			for _, q := range qs {
+				rows, err := FetchSync(ctx, r.Client, q, now)
+				rep.Requests++
+				if err != nil {
+					return rep, err
+				}
+				n, err := Replace(ctx, r.Pool, q, rows, "")
+				if err != nil {
+					return rep, err
+				}
+				rep.Rows += n
+			}
+		}
+		if len(async) == 0 && r.Checkpoint == nil {
+			continue
+		}
+		next := rep
+		next.Done = append(slices.Clone(rep.Done), a.ID)
+		next.Jobs += len(async)
+		err := pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
+			if _, err := AddJobs(ctx, tx, r.RunID, async, r.Enqueue); err != nil {
+				return err
+			}
+			if r.Checkpoint != nil {
+				return r.Checkpoint(ctx, tx, next)
+			}
+			return nil
+		})
+		if err != nil {
+			return rep, err
+		}
+		rep = next
+	}
+	rep.Planned = true
+	return rep, nil
+}

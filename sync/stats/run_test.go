@@ -1,0 +1,225 @@
+package stats_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/stats"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+type testBundle struct {
+	fake   *jobstest.Fake
+	pool   *pgxpool.Pool
+	runner *stats.Runner
+	now    time.Time
+}
+
+// setup serves a fake whose clock stands still at the test's start (so the
+// ground truth cannot move between a pull and the comparison; tests move it
+// with SetClockOffset).
+func setup(t *testing.T, tweak func(*fixtures.Options)) *testBundle {
+	t.Helper()
+	now := time.Now().UTC()
+	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	fake := jobstest.NewFake(t, func(o *fixtures.Options) {
+		o.Now = func() time.Time { return now }
+		if tweak != nil {
+			tweak(o)
+		}
+	})
+	b := &testBundle{fake: fake, pool: pool, now: now}
+	b.runner = &stats.Runner{Client: fake.Client(t, pool), Pool: pool,
+		Now: func() time.Time { return b.now.Add(fake.Srv.ClockOffset()) }}
+	return b
+}
+
+// totalsKey is one entity, placement and local day.
+type totalsKey struct {
+	account, entity, id, placement, date string
+}
+
+type totals struct{ impressions, engagements, charge int64 }
+
+// stored sums the stored DAY rows per entity, placement and local date
+// within [from, to) local dates.
+func (b *testBundle) stored(t *testing.T, account string, from, to time.Time) map[totalsKey]totals {
+	t.Helper()
+	rows, err := b.pool.Query(context.Background(), `SELECT entity_type, entity_id, placement, bucket_date::text,
+        coalesce(sum(impressions), 0), coalesce(sum(engagements), 0), coalesce(sum(billed_charge_local_micro), 0)
+    FROM ad_stats WHERE account_id = $1 AND granularity = 'DAY' AND segment_type = ''
+        AND bucket_date >= $2::date AND bucket_date < $3::date
+    GROUP BY 1, 2, 3, 4`, account, from.Format(time.DateOnly), to.Format(time.DateOnly))
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[totalsKey]totals{}
+	for rows.Next() {
+		k := totalsKey{account: account}
+		var v totals
+		require.NoError(t, rows.Scan(&k.entity, &k.id, &k.placement, &k.date, &v.impressions, &v.engagements, &v.charge))
+		if v != (totals{}) {
+			out[k] = v
+		}
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// truth is the fake's ground truth for the same days and entity types.
+func (b *testBundle) truth(t *testing.T, account string, entities []string, from, to time.Time) map[totalsKey]totals {
+	t.Helper()
+	out := map[totalsKey]totals{}
+	for _, e := range entities {
+		rows, err := b.fake.Srv.AnalyticsTruth(fixtures.AnalyticsTruthFilter{AccountID: account, Entity: e,
+			Start: from.Format(time.DateOnly), End: to.AddDate(0, 0, -1).Format(time.DateOnly)})
+		require.NoError(t, err)
+		for _, r := range rows {
+			v := totals{r.Impressions, r.Engagements, r.BilledChargeLocalMicro}
+			if v != (totals{}) {
+				out[totalsKey{r.AccountID, r.Entity, r.EntityID, r.Placement, r.Date}] = v
+			}
+		}
+	}
+	return out
+}
+
+func (b *testBundle) accounts(t *testing.T) []stats.Account {
+	t.Helper()
+	accts, err := stats.Accounts(context.Background(), b.runner.Client, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, accts)
+	return accts
+}
+
+// requireTruth checks the stored daily totals of the accounts (all when
+// none are named) against the ground truth over each one's span.
+func (b *testBundle) requireTruth(t *testing.T, spanOf func(stats.Account) stats.Span, only ...string) {
+	t.Helper()
+	for _, a := range b.accounts(t) {
+		if len(only) > 0 && !slices.Contains(only, a.ID) {
+			continue
+		}
+		s := spanOf(a)
+		want := b.truth(t, a.ID, stats.DefaultEntities, s.Start, s.End)
+		require.NotEmpty(t, want, "account %s has no delivery in the span", a.ID)
+		require.Equal(t, want, b.stored(t, a.ID, s.Start, s.End), "account %s, %s to %s", a.ID,
+			s.Start.Format(time.DateOnly), s.End.Format(time.DateOnly))
+	}
+}
+
+func TestStoredDailyTotalsEqualTheFakesOverTheLookback(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	rep, err := b.runner.Run(context.Background(), stats.Request{})
+	require.NoError(t, err)
+	require.Positive(t, rep.Rows)
+	b.requireTruth(t, func(a stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) })
+
+	// A second run replaces: nothing is counted twice.
+	rep2, err := b.runner.Run(context.Background(), stats.Request{})
+	require.NoError(t, err)
+	require.Equal(t, rep.Rows, rep2.Rows)
+	b.requireTruth(t, func(a stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) })
+}
+
+func TestDaysBeforeATimeZoneSwitchAreTheAccountsDaysOfThen(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *fixtures.Options) { o.Accounts = 2 }) // the second account changed zones 20 days ago
+	accts := b.accounts(t)
+	var switched stats.Account
+	for _, a := range accts {
+		if !a.SwitchDate.IsZero() && a.SwitchDate.After(a.LocalDate(b.now).AddDate(0, 0, -30)) {
+			switched = a
+		}
+	}
+	require.NotEmpty(t, switched.ID, "no account switched zones within 30 days")
+	start := switched.LocalDate(b.now).AddDate(0, 0, -28)
+	_, err := b.runner.Run(context.Background(), stats.Request{AccountIDs: []string{switched.ID},
+		Start: stats.Bound{T: start, Date: true}})
+	require.NoError(t, err)
+	b.requireTruth(t, func(a stats.Account) stats.Span {
+		return stats.Span{Start: start, End: a.LocalDate(b.now).AddDate(0, 0, 1)}
+	}, switched.ID)
+}
+
+func TestLateChangesArePickedUpByTheLookback(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *fixtures.Options) { o.Accounts = 1 })
+	_, err := b.runner.Run(context.Background(), stats.Request{})
+	require.NoError(t, err)
+	a := b.accounts(t)[0]
+	lookback := func(stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) }
+	before := b.stored(t, a.ID, lookback(a).Start, lookback(a).End)
+
+	two := 2
+	_, err = b.fake.Srv.AdjustMetrics(fixtures.MetricAdjustment{AccountID: a.ID, Metric: fixtures.AdjustBilling, DaysAgo: &two, Percent: -40})
+	require.NoError(t, err)
+	b.fake.Srv.SetClockOffset(time.Second) // the change lands after the first pull
+	_, err = b.runner.Run(context.Background(), stats.Request{})
+	require.NoError(t, err)
+	b.requireTruth(t, lookback)
+	require.NotEqual(t, before, b.stored(t, a.ID, lookback(a).Start, lookback(a).End), "the late change is in the second pull")
+}
+
+func TestHourlyRowsSumToTheFakesLocalDays(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *fixtures.Options) { o.Accounts = 1 })
+	a := b.accounts(t)[0]
+	from, to := a.LocalDate(b.now).AddDate(0, 0, -3), a.LocalDate(b.now).AddDate(0, 0, -1)
+	rep, err := b.runner.Run(context.Background(), stats.Request{Granularity: stats.Hour, Entities: []string{stats.EntityLineItem},
+		Start: stats.Bound{T: from, Date: true}, End: stats.Bound{T: to, Date: true}})
+	require.NoError(t, err)
+	require.Positive(t, rep.Rows)
+
+	rows, err := b.pool.Query(context.Background(), `SELECT entity_type, entity_id, placement, bucket_date::text,
+        coalesce(sum(impressions), 0), coalesce(sum(engagements), 0), coalesce(sum(billed_charge_local_micro), 0),
+        bool_and(bucket_start = date_trunc('hour', bucket_start))
+    FROM ad_stats WHERE account_id = $1 AND granularity = 'HOUR' GROUP BY 1, 2, 3, 4`, a.ID)
+	require.NoError(t, err)
+	got := map[totalsKey]totals{}
+	for rows.Next() {
+		k := totalsKey{account: a.ID}
+		var v totals
+		var whole bool
+		require.NoError(t, rows.Scan(&k.entity, &k.id, &k.placement, &k.date, &v.impressions, &v.engagements, &v.charge, &whole))
+		require.True(t, whole, "buckets start on whole UTC hours")
+		if v != (totals{}) {
+			got[k] = v
+		}
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, b.truth(t, a.ID, []string{stats.EntityLineItem}, from, to), got)
+}
+
+func TestAResumedRunGoesOnFromTheFirstAccountNotDone(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	var checkpoints []stats.Report
+	b.runner.Checkpoint = func(_ context.Context, _ pgx.Tx, rep stats.Report) error {
+		checkpoints = append(checkpoints, rep)
+		return nil
+	}
+	req := stats.Request{}
+	full, err := b.runner.Run(context.Background(), req)
+	require.NoError(t, err)
+	require.True(t, full.Planned)
+	require.Len(t, checkpoints, full.Accounts, "one checkpoint per account")
+	require.Len(t, full.Done, full.Accounts)
+
+	// The run stopped (a rate-limit snooze, a crash) after its first account.
+	first := checkpoints[0]
+	first.Planned = false
+	req.Resume = first
+	resumed, err := b.runner.Run(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, full.Accounts, resumed.Accounts)
+	require.Equal(t, full.Requests, resumed.Requests, "the first account is not pulled again")
+	require.Equal(t, full.Rows, resumed.Rows)
+	b.requireTruth(t, func(a stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) })
+}

@@ -1,0 +1,192 @@
+// Package stats pulls performance analytics (spec analytics.md) into
+// Postgres: per account and span it asks which entities were active, then
+// asks for stats only for those ids (in groups of at most 20), only for the
+// placements they list, over their activity rounded out to the
+// granularity's buckets, and stores each answer in one transaction that
+// replaces what an earlier pull stored for the same ids and span.
+//
+// Days are the account's days: a DAY request starts at midnight of the
+// wanted day in the account's time zone written with the zone's offset of
+// the current day (the service's rule), and rows keep both the local date and
+// the bucket's UTC start.
+package stats
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Pipeline is the sync_runs pipeline of analytics.
+const Pipeline = "stats"
+
+// Entity types (spec analytics.md, Common parameters).
+const (
+	EntityAccount           = "ACCOUNT"
+	EntityFundingInstrument = "FUNDING_INSTRUMENT"
+	EntityCampaign          = "CAMPAIGN"
+	EntityLineItem          = "LINE_ITEM"
+	EntityPromotedPost      = "PROMOTED_POST"
+	EntityMediaCreative     = "MEDIA_CREATIVE"
+	EntityPromotedAccount   = "PROMOTED_ACCOUNT"
+	EntityOrganicPost       = "ORGANIC_POST"
+)
+
+// Entities are the entity types this pipeline pulls: those the active
+// entities endpoint answers for (it takes neither ACCOUNT nor ORGANIC_POST,
+// and asking for every id every day is what this pipeline exists to avoid).
+var Entities = []string{EntityFundingInstrument, EntityCampaign, EntityLineItem, EntityPromotedPost,
+	EntityMediaCreative, EntityPromotedAccount}
+
+// DefaultEntities are what a warehouse user wants with no configuration.
+var DefaultEntities = []string{EntityCampaign, EntityLineItem, EntityPromotedPost, EntityMediaCreative}
+
+// Placements (one per request).
+const (
+	PlacementAllOnSvc         = "ALL_ON_SVC"
+	PlacementPublisherNetwork = "PUBLISHER_NETWORK"
+)
+
+// Granularities this pipeline stores (TOTAL is a sum of DAY).
+const (
+	Day  = "DAY"
+	Hour = "HOUR"
+)
+
+// Limits (spec analytics.md).
+const (
+	// MaxIDs is the most entity_ids one request takes.
+	MaxIDs = 20
+	// SyncMaxDays is the longest span of a synchronous request.
+	SyncMaxDays = 7
+	// SegmentedMaxDays is the longest span of a segmented job.
+	SegmentedMaxDays = 45
+	// ActiveMaxDays is the longest span of an active entities request.
+	ActiveMaxDays = 90
+)
+
+// DefaultLookback is how far back every run re-pulls: spend and conversions
+// change after the fact (billing for up to 3 days, conversions within the
+// advertiser's attribution windows), and the most complete open-source
+// puller re-pulls 14 days.
+const DefaultLookback = 14 * 24 * time.Hour
+
+// Settings are what a run pulls.
+type Settings struct {
+	// Entities are entity types (default DefaultEntities).
+	Entities []string
+	// MetricGroups are asked for every entity, each entity keeping those it
+	// allows (default every group).
+	MetricGroups []string
+	// Granularity is DAY (default) or HOUR.
+	Granularity string
+	// Lookback is the trailing window of a run without an explicit span
+	// (default DefaultLookback).
+	Lookback time.Duration
+	// Segmentations are pulled besides the unsegmented metrics, each a
+	// segmentation_type (AGE, GENDER, DEVICES, ...) or TYPE:VALUE for the
+	// types that need a country (REGIONS:US, METROS:US, POSTAL_CODES:US) or
+	// a platform (PLATFORM_VERSIONS:1). Segmented requests always go
+	// through asynchronous jobs.
+	Segmentations []string
+}
+
+// needsValue are the segmentation types that need a country or platform.
+var needsValue = map[string]string{"REGIONS": "country", "METROS": "country", "POSTAL_CODES": "country",
+	"PLATFORM_VERSIONS": "platform"}
+
+// NormalizeSegmentation checks one segmentation setting: TYPE, or
+// TYPE:VALUE for the types that need a country or platform.
+func NormalizeSegmentation(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	typ, val, hasVal := strings.Cut(s, ":")
+	typ = strings.ToUpper(strings.TrimSpace(typ))
+	val = strings.TrimSpace(val)
+	if typ == "" || strings.ContainsAny(typ, ", ") {
+		return "", fmt.Errorf("stats: segmentation %q: want a segmentation_type such as AGE or REGIONS:US", s)
+	}
+	switch need := needsValue[typ]; {
+	case need != "" && val == "":
+		return "", fmt.Errorf("stats: segmentation %s needs a %s: write %s:VALUE", typ, need, typ)
+	case need == "" && hasVal:
+		return "", fmt.Errorf("stats: segmentation %s takes no value, got %q", typ, s)
+	case need == "country":
+		val = strings.ToUpper(val)
+	}
+	if val != "" {
+		return typ + ":" + val, nil
+	}
+	return typ, nil
+}
+
+// Normalize applies the defaults and checks every field; errors name the
+// setting.
+func (s Settings) Normalize() (Settings, error) {
+	out := s
+	out.Entities = nil
+	for _, e := range s.Entities {
+		e = strings.ToUpper(strings.TrimSpace(e))
+		if e == "" || slices.Contains(out.Entities, e) {
+			continue
+		}
+		if !slices.Contains(Entities, e) {
+			return out, fmt.Errorf("stats: entity %q: must be one of %s (ACCOUNT and ORGANIC_POST have no active entities)",
+				e, strings.Join(Entities, ", "))
+		}
+		out.Entities = append(out.Entities, e)
+	}
+	if len(out.Entities) == 0 {
+		out.Entities = slices.Clone(DefaultEntities)
+	}
+	out.MetricGroups = nil
+	for _, g := range s.MetricGroups {
+		g = strings.ToUpper(strings.TrimSpace(g))
+		if g == "" || slices.Contains(out.MetricGroups, g) {
+			continue
+		}
+		if !slices.Contains(Groups, g) {
+			return out, fmt.Errorf("stats: metric group %q: must be one of %s", g, strings.Join(Groups, ", "))
+		}
+		out.MetricGroups = append(out.MetricGroups, g)
+	}
+	if len(out.MetricGroups) == 0 {
+		out.MetricGroups = slices.Clone(Groups)
+	}
+	switch g := strings.ToUpper(strings.TrimSpace(s.Granularity)); g {
+	case "":
+		out.Granularity = Day
+	case Day, Hour:
+		out.Granularity = g
+	default:
+		return out, fmt.Errorf("stats: granularity %q: must be DAY or HOUR", s.Granularity)
+	}
+	out.Segmentations = nil
+	for _, seg := range s.Segmentations {
+		n, err := NormalizeSegmentation(seg)
+		if err != nil {
+			return out, err
+		}
+		if !slices.Contains(out.Segmentations, n) {
+			out.Segmentations = append(out.Segmentations, n)
+		}
+	}
+	if out.Lookback == 0 {
+		out.Lookback = DefaultLookback
+	}
+	if out.Lookback < 0 {
+		return out, fmt.Errorf("stats: lookback %s must be positive", out.Lookback)
+	}
+	return out, nil
+}
+
+// groupsFor are the configured groups the entity allows, in catalogue order.
+func (s Settings) groupsFor(entity string) []string {
+	var out []string
+	for _, g := range AllowedGroups(entity) {
+		if slices.Contains(s.MetricGroups, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
