@@ -97,7 +97,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 		return err
 	}
 
-	step(5, "pull performance analytics of the active entities (the trailing "+time.Duration(a.cfg.Stats.Lookback).String()+")")
+	step(5, "pull performance analytics of the active entities (the trailing "+spanWords(time.Duration(a.cfg.Stats.Lookback))+")")
 	if err := a.statsSync(ctx, jobs.StatsArgs{Trigger: "run"}, true); err != nil {
 		return err
 	}
@@ -354,4 +354,17 @@ func (a *app) demoInsights(ctx context.Context) error {
 	}
 	fmt.Fprintf(a.stdout, "%d keyword sets, %d windows, %d requests, %d volume buckets stored\n", rep.Sets, rep.Windows, rep.Requests, rep.Buckets)
 	return nil
+}
+
+// spanWords says a span the way people do: whole days as days, else Go's
+// form (36h0m0s).
+func spanWords(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d == day:
+		return "day"
+	case d > 0 && d%day == 0:
+		return fmt.Sprintf("%d days", d/day)
+	}
+	return d.String()
 }
