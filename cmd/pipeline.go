@@ -78,6 +78,29 @@ func (a *app) inserter(deps *jobs.Deps) (*river.Client[pgx.Tx], error) {
 	return jobs.NewClient(deps, jobs.Options{Slog: logging.Slog(a.log)})
 }
 
+// queueRun inserts args, the job of the run id the caller created. Without
+// wait it says the run is queued and returns a nil stop: a worker will take
+// it. With wait it starts this process's worker (no schedules) to work the
+// run and returns the func that stops it; the caller then waits for the run.
+func (a *app) queueRun(ctx context.Context, deps *jobs.Deps, pipeline string, id int64, args river.JobArgs, wait bool) (stop func(), err error) {
+	inserter, err := a.inserter(deps)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := inserter.Insert(ctx, args, nil); err != nil {
+		return nil, err
+	}
+	if !wait {
+		fmt.Fprintf(a.stdout, "%s run %d queued\n", pipeline, id)
+		return nil, nil
+	}
+	_, stopWorking, err := a.startWorking(ctx, deps, false)
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = stopWorking(30 * time.Second) }, nil
+}
+
 // startWorking starts a River client that runs jobs in this process (the
 // configured queues; the schedules too when schedules is set), registered
 // as a live worker so that, should this process die, other workers hand

@@ -85,27 +85,16 @@ func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) err
 	if err := a.checkAccounts(ctx, deps, "--accounts", args.AccountIDs); err != nil {
 		return err
 	}
-	inserter, err := a.inserter(deps)
-	if err != nil {
-		return err
-	}
 	id, err := store.CreateRun(ctx, deps.Pool, jobs.PipelineStats, args.Trigger, args)
 	if err != nil {
 		return err
 	}
 	args.RunID = id
-	if _, err := inserter.Insert(ctx, args, nil); err != nil {
+	stop, err := a.queueRun(ctx, deps, "stats", id, args, wait)
+	if err != nil || stop == nil {
 		return err
 	}
-	if !wait {
-		fmt.Fprintf(a.stdout, "stats run %d queued\n", id)
-		return nil
-	}
-	_, stop, err := a.startWorking(ctx, deps, false)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = stop(30 * time.Second) }()
+	defer stop()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -41,3 +41,16 @@ func TestStatsSyncBadInputIsAUsageError(t *testing.T) {
 		require.Contains(t, r.stderr, tc.want)
 	}
 }
+
+func TestStatsSyncWithoutWaitQueuesTheRunForAWorker(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	r := b.run(t, "stats", "sync", "--entities", "CAMPAIGN")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `^stats run \d+ queued\n$`, r.stdout)
+	var kind, state string
+	require.NoError(t, b.pool(t).QueryRow(context.Background(),
+		`SELECT kind, state FROM river_job ORDER BY id DESC LIMIT 1`).Scan(&kind, &state))
+	require.Equal(t, "stats_sync", kind)
+	require.Equal(t, "available", state, "no worker of this process took it")
+}

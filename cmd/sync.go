@@ -70,28 +70,16 @@ func (a *app) sync(ctx context.Context, args jobs.SyncRunArgs, wait bool) error 
 	if err := a.checkAccounts(ctx, deps, "--accounts", args.AccountIDs); err != nil {
 		return err
 	}
-	inserter, err := a.inserter(deps)
-	if err != nil {
-		return err
-	}
 	id, err := jobs.CreateSyncRun(ctx, deps, args)
 	if err != nil {
 		return err
 	}
 	args.RunID = id
-	if _, err := inserter.Insert(ctx, args, nil); err != nil {
+	stop, err := a.queueRun(ctx, deps, "sync", id, args, wait)
+	if err != nil || stop == nil {
 		return err
 	}
-	if !wait {
-		fmt.Fprintf(a.stdout, "sync run %d queued\n", id)
-		return nil
-	}
-	// The in-process worker of --wait: no schedules.
-	_, stop, err := a.startWorking(ctx, deps, false)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = stop(30 * time.Second) }()
+	defer stop()
 	run, err := a.waitRun(ctx, deps, id)
 	if err != nil {
 		return err
