@@ -91,6 +91,22 @@ var errSyntax = errors.New("a record is not valid JSON")
 // maxDepth is encoding/json's nesting limit, beyond which it refuses input.
 const maxDepth = 10000
 
+// afterElement reads what follows a member or element of an object or array
+// closed by end: a comma and the next value's start (more), or end itself
+// (its index is returned past it).
+func afterElement(s []byte, i int, end byte) (next int, more bool, err error) {
+	i = skipWS(s, i)
+	switch {
+	case i >= len(s):
+		return 0, false, errSyntax
+	case s[i] == ',':
+		return skipWS(s, i+1), true, nil
+	case s[i] != end:
+		return 0, false, errSyntax
+	}
+	return i + 1, false, nil
+}
+
 func skipWS(s []byte, i int) int {
 	for i < len(s) {
 		switch s[i] {
@@ -153,19 +169,13 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 			c.noteTop(key, c.out[valStart:])
 		}
 		c.members = append(c.members, member{key: key, start: start - objStart, end: len(c.out) - objStart})
-		i = skipWS(s, i)
-		if i >= len(s) {
-			return 0, errSyntax
+		var more bool
+		if i, more, err = afterElement(s, i, '}'); err != nil {
+			return 0, err
 		}
-		if s[i] == ',' {
-			i = skipWS(s, i+1)
-			continue
+		if !more {
+			break
 		}
-		if s[i] != '}' {
-			return 0, errSyntax
-		}
-		i++
-		break
 	}
 	ms := c.members[base:]
 	sorted := true
@@ -267,19 +277,14 @@ func (c *canonicalizer) value(s []byte, i int) (int, error) {
 			if i, err = c.value(s, i); err != nil {
 				return 0, err
 			}
-			i = skipWS(s, i)
-			if i >= len(s) {
-				return 0, errSyntax
+			var more bool
+			if i, more, err = afterElement(s, i, ']'); err != nil {
+				return 0, err
 			}
-			if s[i] == ',' {
-				i = skipWS(s, i+1)
-				continue
+			if !more {
+				c.out = append(c.out, ']')
+				return i, nil
 			}
-			if s[i] != ']' {
-				return 0, errSyntax
-			}
-			c.out = append(c.out, ']')
-			return i + 1, nil
 		}
 	case b == '"':
 		if next := plainString(s, i); next > 0 {
