@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -75,12 +74,14 @@ var errHalted = errors.New("export: halted")
 // ErrExportRunning means another export holds the lock.
 var ErrExportRunning = errors.New("another export is running")
 
-// Run exports the selected tables to opts.Out, a folder this database owns
-// (see folder.go). Files are written to the run's staging area and moved
-// into place only when every file of the run is complete; the database
-// records the run (and advances the output's watermarks) before the
-// manifest is written; a run that stops half-way leaves nothing visible,
-// and the next run undoes what it moved and exports the same rows again.
+// Run exports the selected tables to opts.Out, a folder or object-store
+// prefix this database owns (see output.go). Files are written invisibly
+// (a staging area, or multipart uploads not yet completed) and published
+// only when every file of the run is complete; the database records the
+// run (and advances the output's watermarks) before the manifest is
+// written; a run that stops half-way leaves nothing visible once the next
+// run has undone what it published, and that run exports the same rows
+// again.
 func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error) {
 	if opts.Out == "" {
 		return nil, errors.New("export: no output folder")
@@ -98,8 +99,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if opts.Trigger == "" {
 		opts.Trigger = "manual"
 	}
-	out, err := filepath.Abs(opts.Out)
-	if err != nil {
+	if _, err := ParseOutput(opts.Out); err != nil {
 		return nil, err
 	}
 
@@ -117,34 +117,36 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	}
 	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey) }()
 
-	dir, err := claimFolder(ctx, pool, out)
+	out, err := openOutput(ctx, pool, opts.Out)
 	if err != nil {
 		return nil, err
 	}
-	if err := dir.recover(ctx, pool); err != nil {
+	defer out.close()
+	if err := out.recover(ctx, pool); err != nil {
 		return nil, err
 	}
 
-	res := &Result{Full: opts.Full, OutputID: dir.outputID}
-	params := map[string]any{"out": out, "output_id": dir.outputID, "tables": opts.Tables, "full": opts.Full}
+	res := &Result{Full: opts.Full, OutputID: out.id()}
+	params := map[string]any{"out": out.where(), "output_id": out.id(), "tables": opts.Tables, "full": opts.Full}
 	if res.RunID, res.StartedAt, err = store.StartRun(ctx, pool, Pipeline, opts.Trigger, params); err != nil {
 		return nil, fmt.Errorf("export: recording the run: %w", err)
 	}
 	var writers []*partWriter
-	var placed []string
+	var all []pendingFile
 	fail := func(err error) (*Result, error) {
+		cleanup := context.WithoutCancel(ctx)
 		for _, w := range writers {
 			w.abort()
 		}
-		for _, p := range placed {
-			_ = os.Remove(p) // moved into place by this run a moment ago
-		}
-		dir.removeStaging(res.RunID)
-		_, _ = store.EndRunAt(context.WithoutCancel(ctx), pool, res.RunID, store.RunFailed, nil, truncate(err.Error(), 2000))
+		out.discard(cleanup, pool, res.RunID, all)
+		_, _ = store.EndRunAt(cleanup, pool, res.RunID, store.RunFailed, nil, truncate(err.Error(), 2000))
 		return nil, err
 	}
-	if _, err := os.Lstat(manifestPath(out, res.RunID)); err == nil {
-		return fail(fmt.Errorf("export: %s already exists and adsync did not write it in this run; it is left as it is", manifestPath(out, res.RunID)))
+	if exists, err := out.hasManifest(ctx, res.RunID); err != nil || exists {
+		if err == nil {
+			err = fmt.Errorf("export: the manifest of run %d already exists in %s and adsync did not write it in this run; it is left as it is", res.RunID, out.where())
+		}
+		return fail(err)
 	}
 	high, err := safeHigh(ctx, pool)
 	if err != nil {
@@ -153,34 +155,21 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	res.Partition = "dt=" + high.UTC().Format("2006-01-02")
 
 	for _, t := range tables {
-		pw := &partWriter{out: out, stage: dir.stagingRoot(res.RunID), rel: filepath.Join(t.Name, res.Partition), run: res.RunID,
+		pw := &partWriter{ctx: ctx, out: out, rel: t.Name + "/" + res.Partition, run: res.RunID,
 			table: t, schema: t.Schema(), rowsPerFile: opts.RowsPerFile, rowsPerRG: opts.RowsPerRowGroup}
 		writers = append(writers, pw)
-		tr, err := exportTable(ctx, pool, dir.outputID, t, pw, high, opts)
+		tr, err := exportTable(ctx, pool, out.id(), t, pw, high, opts)
 		if err != nil {
 			return fail(fmt.Errorf("export %s: %w", t.Name, err))
 		}
 		res.Tables = append(res.Tables, tr)
+		all = append(all, pw.written...)
 	}
 
-	// Commit: the journal, files into place, then the database, then the manifest.
-	var all []FileInfo
-	for _, tr := range res.Tables {
-		all = append(all, tr.Files...)
-	}
-	if len(all) > 0 {
-		if err := dir.writeJournal(res.RunID, all); err != nil {
-			return fail(fmt.Errorf("export: writing the run's journal: %w", err))
-		}
-	}
-	for _, w := range writers {
-		for _, p := range w.written {
-			if err := place(p.tmp, p.dst); err != nil {
-				return fail(err)
-			}
-			placed = append(placed, p.dst)
-		}
-		syncDir(filepath.Join(out, w.rel))
+	// Commit: the journal and the files (publish), then the database, then
+	// the manifest.
+	if err := out.publish(ctx, pool, res.RunID, all); err != nil {
+		return fail(err)
 	}
 	if opts.halt != nil && opts.halt("placed") {
 		return nil, errHalted
@@ -193,13 +182,13 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 		for _, tr := range res.Tables {
 			for _, f := range tr.Files {
 				if _, err := tx.Exec(ctx, `INSERT INTO export_files (run_id, table_name, path, rows, bytes, sha256, schema_fingerprint, low, high, output_id)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, res.RunID, tr.Name, f.Path, f.Rows, f.Bytes, f.SHA256, tr.SchemaFingerprint, tr.Low, tr.High, dir.outputID); err != nil {
+					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, res.RunID, tr.Name, f.Path, f.Rows, f.Bytes, f.SHA256, tr.SchemaFingerprint, tr.Low, tr.High, out.id()); err != nil {
 					return err
 				}
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO export_state (output_id, table_name, watermark, last_run_id) VALUES ($1, $2, $3, $4)
 				ON CONFLICT (output_id, table_name) DO UPDATE SET watermark = EXCLUDED.watermark, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
-				dir.outputID, tr.Name, tr.High, res.RunID); err != nil {
+				out.id(), tr.Name, tr.High, res.RunID); err != nil {
 				return err
 			}
 		}
@@ -209,15 +198,15 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if err != nil {
 		return fail(fmt.Errorf("export: recording the run: %w", err))
 	}
-	// From here the run is committed: a failure leaves the staging area for
-	// the next run to finish (it writes the manifest again).
+	// From here the run is committed: a failure leaves what recovery needs
+	// for the next run to finish it (it writes the manifest again).
 	if opts.halt != nil && opts.halt("committed") {
 		return nil, errHalted
 	}
-	if err := dir.writeManifest(res); err != nil {
+	if err := out.writeManifest(ctx, res); err != nil {
 		return res, fmt.Errorf("export: run %d is committed but its manifest was not written (the next export writes it): %w", res.RunID, err)
 	}
-	dir.removeStaging(res.RunID)
+	out.finish(ctx, pool, res.RunID)
 	return res, nil
 }
 

@@ -32,121 +32,57 @@ import (
 //	OUT/_staging/run-N/...                   a run in progress (files, then its journal)
 //	OUT/<table>/dt=YYYY-MM-DD/part-N-K.parquet
 const (
-	markerName   = "_adsync_export.json"
-	markerFormat = "adsync-export"
-	stagingDir   = "_staging"
-	journalName  = "journal.json"
+	stagingDir  = "_staging"
+	journalName = "journal.json"
 )
-
-// marker is the content of an export folder's marker file.
-type marker struct {
-	Format     string    `json:"format"`
-	Version    int       `json:"version"`
-	OutputID   string    `json:"output_id"`
-	DatabaseID string    `json:"database_id"`
-	Database   string    `json:"database"` // for people: name and host, never a credential
-	CreatedAt  time.Time `json:"created_at"`
-	// Adopted is set when the folder held an earlier adsync's export.
-	Adopted bool `json:"adopted,omitempty"`
-}
-
-// OwnershipError is an output adsync refuses to write into.
-type OwnershipError struct {
-	Folder string
-	Reason string
-}
-
-// Permanent tells api.Explain that retrying cannot help: the folder stays
-// what it is until someone changes it.
-func (e *OwnershipError) Permanent() bool { return true }
-
-func (e *OwnershipError) Error() string {
-	return fmt.Sprintf("export: refusing to write into %s: %s", e.Folder, e.Reason)
-}
 
 // folder is an export folder this database owns.
 type folder struct {
 	root     string
 	outputID string
-}
-
-// database is this database's identity as a marker records it.
-type database struct {
-	id, desc string
-}
-
-func thisDatabase(ctx context.Context, pool *pgxpool.Pool) (database, error) {
-	var d database
-	var name string
-	if err := pool.QueryRow(ctx, `SELECT database_id::text, current_database() FROM adsync_database`).Scan(&d.id, &name); err != nil {
-		return d, fmt.Errorf("export: reading this database's id: %w", err)
-	}
-	cc := pool.Config().ConnConfig
-	d.desc = fmt.Sprintf("%q on %s", name, cc.Host)
-	if !strings.HasPrefix(cc.Host, "/") {
-		d.desc = fmt.Sprintf("%q on %s:%d", name, cc.Host, cc.Port)
-	}
-	return d, nil
+	placed   []string // files this process moved into place for the current run
 }
 
 // claimFolder returns the export folder at root, creating its marker when
 // the folder is new or empty or holds an earlier adsync's export, and
 // refusing a folder that holds anything else or that another database owns.
 func claimFolder(ctx context.Context, pool *pgxpool.Pool, root string) (*folder, error) {
-	db, err := thisDatabase(ctx, pool)
-	if err != nil {
-		return nil, err
-	}
 	if st, err := os.Stat(root); err == nil && !st.IsDir() {
 		return nil, &OwnershipError{Folder: root, Reason: "it is a file, not a folder"}
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("export: output folder %s: %w", root, err)
 	}
-	for attempt := 0; ; attempt++ {
-		m, err := readMarker(root)
-		switch {
-		case err == nil:
-			if m.DatabaseID != db.id {
-				return nil, &OwnershipError{Folder: root, Reason: fmt.Sprintf(
-					"its marker %s says database %s (%s) owns it, and this is database %s (%s); export each database into its own folder (or move %s away if its files are no longer needed)",
-					markerName, m.DatabaseID, m.Database, db.id, db.desc, root)}
-			}
-			if _, err := pool.Exec(ctx, `INSERT INTO export_outputs (output_id, location, adopted) VALUES ($1, $2, $3)
-				ON CONFLICT (output_id) DO UPDATE SET location = EXCLUDED.location`, m.OutputID, root, m.Adopted); err != nil {
-				return nil, fmt.Errorf("export: recording output %s: %w", root, err)
-			}
-			return &folder{root: root, outputID: m.OutputID}, nil
-		case !errors.Is(err, fs.ErrNotExist):
-			return nil, err
-		case attempt > 0:
-			return nil, fmt.Errorf("export: output folder %s: its marker vanished while claiming it", root)
-		}
-		adopt, err := claimable(root)
-		if err != nil {
-			return nil, err
-		}
-		m = marker{Format: markerFormat, Version: 1, OutputID: newUUID(), DatabaseID: db.id, Database: db.desc,
-			CreatedAt: time.Now().UTC().Truncate(time.Second), Adopted: adopt}
-		if err := createMarker(root, m); err != nil {
-			return nil, err
-		}
-		// Read it back: a process claiming the folder at the same time may
-		// have won, and then its marker decides.
+	m, err := claim(ctx, pool, folderMarker{root})
+	if err != nil {
+		return nil, err
 	}
+	return &folder{root: root, outputID: m.OutputID}, nil
+}
+
+// folderMarker is a folder's marker file, as claim sees it.
+type folderMarker struct{ root string }
+
+func (f folderMarker) where() string      { return f.root }
+func (f folderMarker) markerPath() string { return filepath.Join(f.root, markerName) }
+
+func (f folderMarker) readMarker(context.Context) ([]byte, error) {
+	return os.ReadFile(f.markerPath())
+}
+
+func (f folderMarker) claimable(context.Context) (bool, error) { return claimable(f.root) }
+
+func (f folderMarker) createMarker(_ context.Context, b []byte, m marker) error {
+	return createMarker(f.root, b, m)
 }
 
 func readMarker(root string) (marker, error) {
-	var m marker
-	path := filepath.Join(root, markerName)
-	b, err := os.ReadFile(path)
+	f := folderMarker{root}
+	b, err := f.readMarker(context.Background())
 	if err != nil {
-		return m, err
+		return marker{}, err
 	}
-	if err := json.Unmarshal(b, &m); err != nil || m.Format != markerFormat || m.OutputID == "" || m.DatabaseID == "" {
-		return m, &OwnershipError{Folder: root, Reason: fmt.Sprintf("%s is not an adsync export marker (move it away, or choose another folder)", path)}
-	}
-	return m, nil
+	return parseMarker(b, root, f.markerPath())
 }
 
 // markerTemp names the temporary file a marker is written to before it is
@@ -175,13 +111,9 @@ func claimable(root string) (adopt bool, err error) {
 	if earlierExport(root) {
 		return true, nil
 	}
-	shown := others
-	if len(shown) > 3 {
-		shown = append(shown[:3:3], "...")
-	}
 	return false, &OwnershipError{Folder: root, Reason: fmt.Sprintf(
 		"it is not empty (%s) and has no %s marker, so adsync did not create it; export into a new or empty folder",
-		strings.Join(shown, ", "), markerName)}
+		othersShown(others), markerName)}
 }
 
 // earlierExport says whether root holds an export written before folders
@@ -196,12 +128,12 @@ func earlierExport(root string) bool {
 	return false
 }
 
-// createMarker writes m to a temporary file and links it into place, which
-// fails if a marker appeared meanwhile (then that one stands).
-func createMarker(root string, m marker) error {
-	b, _ := json.MarshalIndent(m, "", "  ")
+// createMarker writes the marker b (of m) to a temporary file and links it
+// into place, which fails if a marker appeared meanwhile (then that one
+// stands).
+func createMarker(root string, b []byte, m marker) error {
 	tmp := filepath.Join(root, "."+markerName+"."+m.OutputID[:8]+".tmp")
-	if err := writeFileSync(tmp, append(b, '\n')); err != nil {
+	if err := writeFileSync(tmp, b); err != nil {
 		return fmt.Errorf("export: writing the marker of %s: %w", root, err)
 	}
 	defer os.Remove(tmp)
@@ -261,7 +193,7 @@ func (f *folder) recover(ctx context.Context, pool *pgxpool.Pool) error {
 					return err
 				}
 				res.OutputID = f.outputID
-				if err := f.writeManifest(res); err != nil {
+				if err := f.writeManifest(ctx, res); err != nil {
 					return err
 				}
 			}
@@ -414,3 +346,89 @@ func outputState(ctx context.Context, pool *pgxpool.Pool, outputID, table string
 	}
 	return &wm, nil
 }
+
+func (f *folder) where() string { return f.root }
+func (f *folder) id() string    { return f.outputID }
+func (f *folder) close()        {}
+
+func (f *folder) hasManifest(_ context.Context, run int64) (bool, error) {
+	_, err := os.Lstat(manifestPath(f.root, run))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// localFile is a file being written in a run's staging area.
+type localFile struct {
+	f   *os.File
+	tmp string
+}
+
+func (l *localFile) Write(p []byte) (int, error) { return l.f.Write(p) }
+
+func (l *localFile) complete() error {
+	err := l.f.Sync()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (l *localFile) abort() {
+	_ = l.f.Close()
+	_ = os.Remove(l.tmp)
+}
+
+// create starts rel in the run's staging area, at the same relative path
+// it will have under the root.
+func (f *folder) create(_ context.Context, run int64, rel string) (fileSink, error) {
+	tmp := filepath.Join(f.stagingRoot(run), filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
+		return nil, err
+	}
+	fh, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &localFile{f: fh, tmp: tmp}, nil
+}
+
+// publish writes the run's journal and then links every file into place.
+func (f *folder) publish(_ context.Context, _ *pgxpool.Pool, run int64, files []pendingFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	infos := make([]FileInfo, len(files))
+	for i, p := range files {
+		infos[i] = p.info
+	}
+	if err := f.writeJournal(run, infos); err != nil {
+		return fmt.Errorf("export: writing the run's journal: %w", err)
+	}
+	dirs := map[string]bool{}
+	for _, p := range files {
+		final := filepath.Join(f.root, filepath.FromSlash(p.rel))
+		if err := place(p.sink.(*localFile).tmp, final); err != nil {
+			return err
+		}
+		f.placed = append(f.placed, final)
+		dirs[filepath.Dir(final)] = true
+	}
+	for d := range dirs {
+		syncDir(d)
+	}
+	return nil
+}
+
+// discard removes what this process placed for run a moment ago and the
+// run's staging area.
+func (f *folder) discard(_ context.Context, _ *pgxpool.Pool, run int64, _ []pendingFile) {
+	for _, p := range f.placed {
+		_ = os.Remove(p)
+	}
+	f.placed = nil
+	f.removeStaging(run)
+}
+
+func (f *folder) finish(_ context.Context, _ *pgxpool.Pool, run int64) { f.removeStaging(run) }

@@ -52,34 +52,44 @@ func CheckFolder(ctx context.Context, pool *pgxpool.Pool, root string) (FolderSt
 	case !st.IsDir():
 		return "", &OwnershipError{Folder: root, Reason: "it is a file, not a folder"}
 	}
-	state := FolderOwned
-	m, err := readMarker(root)
+	state, err := checkMarker(ctx, pool, folderMarker{root})
+	if err != nil {
+		return "", err
+	}
+	return state, probeWritable(root)
+}
+
+// checkMarker applies the ownership rules claim applies to the output s,
+// without writing anything.
+func checkMarker(ctx context.Context, pool *pgxpool.Pool, s markerStore) (FolderState, error) {
+	b, err := s.readMarker(ctx)
 	switch {
 	case err == nil:
+		m, err := parseMarker(b, s.where(), s.markerPath())
+		if err != nil {
+			return "", err
+		}
 		if pool != nil {
 			db, err := thisDatabase(ctx, pool)
 			if err != nil {
 				return "", err
 			}
-			if m.DatabaseID != db.id {
-				return "", &OwnershipError{Folder: root, Reason: fmt.Sprintf(
-					"its marker %s says database %s (%s) owns it, and this is database %s (%s); export each database into its own folder",
-					markerName, m.DatabaseID, m.Database, db.id, db.desc)}
+			if err := ownedBy(m, db, s.where()); err != nil {
+				return "", err
 			}
 		}
+		return FolderOwned, nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return "", err
-	default:
-		adopt, err := claimable(root)
-		if err != nil {
-			return "", err
-		}
-		state = FolderEmpty
-		if adopt {
-			state = FolderEarlier
-		}
+		return "", fmt.Errorf("export: reading the marker of %s: %w", s.where(), err)
 	}
-	return state, probeWritable(root)
+	adopt, err := s.claimable(ctx)
+	if err != nil {
+		return "", err
+	}
+	if adopt {
+		return FolderEarlier, nil
+	}
+	return FolderEmpty, nil
 }
 
 // probeWritable creates and removes a temporary file in dir: the one sure

@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,7 +41,9 @@ func TestCheckFolderAppliesTheOwnershipRulesAndLeavesNothingBehind(t *testing.T)
 
 	owned := filepath.Join(base, "owned")
 	require.NoError(t, os.Mkdir(owned, 0o755))
-	require.NoError(t, createMarker(owned, marker{Format: markerFormat, Version: 1, OutputID: newUUID(), DatabaseID: "db-1"}))
+	m := marker{Format: markerFormat, Version: 1, OutputID: newUUID(), DatabaseID: "db-1"}
+	b, _ := json.Marshal(m)
+	require.NoError(t, createMarker(owned, b, m))
 	state, err = CheckFolder(ctx, nil, owned)
 	require.NoError(t, err)
 	require.Equal(t, FolderOwned, state)

@@ -25,7 +25,7 @@ const manifestStaged = "manifest.json"
 // writeManifest writes the run's manifest atomically and sets res.Manifest.
 // A manifest names only files of its own run, so writing it again (after a
 // crash) replaces the same content.
-func (f *folder) writeManifest(res *Result) error {
+func (f *folder) writeManifest(_ context.Context, res *Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err

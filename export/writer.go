@@ -2,13 +2,14 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"hash"
 	"io"
 	"os"
-	"path/filepath"
+	"path"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -21,12 +22,13 @@ type FileInfo struct {
 	SHA256 string `json:"sha256"`
 }
 
-// partWriter writes one table's rows of a run into numbered files in the
-// run's staging area, from where commit moves them to the same relative
-// path under the output root.
+// partWriter writes one table's rows of a run into numbered files,
+// created through the output (invisible to readers until the run
+// publishes them) at <rel>/part-<run>-<n>.parquet under the output's root.
 type partWriter struct {
-	out, stage  string // output root and the run's staging area
-	rel         string // the partition directory, relative to either
+	ctx         context.Context
+	out         output
+	rel         string // the partition directory, slash-separated
 	run         int64
 	table       Table
 	schema      *parquet.Schema
@@ -39,20 +41,13 @@ type partWriter struct {
 }
 
 type openFile struct {
-	f    *os.File
+	sink fileSink
 	buf  *bufio.Writer
 	h    hash.Hash
 	cw   *countingWriter
 	w    *parquet.GenericWriter[any]
 	rows int64
-	tmp  string
-	dst  string
-}
-
-// pendingFile is a complete file waiting for commit.
-type pendingFile struct {
-	tmp, dst string
-	info     FileInfo
+	rel  string
 }
 
 type countingWriter struct {
@@ -91,19 +86,14 @@ func (pw *partWriter) writeRows(rows []parquet.Row) error {
 }
 
 func (pw *partWriter) open() error {
-	dir := filepath.Join(pw.stage, pw.rel)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	pw.n++
-	name := fmt.Sprintf("part-%d-%d.parquet", pw.run, pw.n)
-	tmp := filepath.Join(dir, name)
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	rel := path.Join(pw.rel, fmt.Sprintf("part-%d-%d.parquet", pw.run, pw.n))
+	sink, err := pw.out.create(pw.ctx, pw.run, rel)
 	if err != nil {
 		return err
 	}
 	h := sha256.New()
-	cw := &countingWriter{w: io.MultiWriter(f, h)}
+	cw := &countingWriter{w: io.MultiWriter(sink, h)}
 	buf := bufio.NewWriterSize(cw, 1<<20)
 	w := parquet.NewGenericWriter[any](buf, pw.schema,
 		parquet.Compression(&zstdCodec),
@@ -112,11 +102,11 @@ func (pw *partWriter) open() error {
 		parquet.KeyValueMetadata("adsync.table", pw.table.Name),
 		parquet.KeyValueMetadata("adsync.schema_fingerprint", pw.table.Fingerprint()),
 	)
-	pw.cur = &openFile{f: f, buf: buf, h: h, cw: cw, w: w, tmp: tmp, dst: filepath.Join(pw.out, pw.rel, name)}
+	pw.cur = &openFile{sink: sink, buf: buf, h: h, cw: cw, w: w, rel: rel}
 	return nil
 }
 
-// closeFile finishes the open file (fsynced, still under its temporary name).
+// closeFile finishes the open file (durable, still invisible to readers).
 func (pw *partWriter) closeFile() error {
 	c := pw.cur
 	if c == nil {
@@ -128,30 +118,25 @@ func (pw *partWriter) closeFile() error {
 		err = c.buf.Flush()
 	}
 	if err == nil {
-		err = c.f.Sync()
-	}
-	if cerr := c.f.Close(); err == nil {
-		err = cerr
+		err = c.sink.complete()
 	}
 	if err != nil {
-		_ = os.Remove(c.tmp)
-		return fmt.Errorf("export %s: finishing %s: %w", pw.table.Name, c.dst, err)
+		c.sink.abort()
+		return fmt.Errorf("export %s: finishing %s: %w", pw.table.Name, c.rel, err)
 	}
-	rel, _ := filepath.Rel(pw.out, c.dst)
-	pw.written = append(pw.written, pendingFile{tmp: c.tmp, dst: c.dst,
-		info: FileInfo{Path: filepath.ToSlash(rel), Rows: c.rows, Bytes: c.cw.n, SHA256: hex.EncodeToString(c.h.Sum(nil))}})
+	pw.written = append(pw.written, pendingFile{rel: c.rel, sink: c.sink,
+		info: FileInfo{Path: c.rel, Rows: c.rows, Bytes: c.cw.n, SHA256: hex.EncodeToString(c.h.Sum(nil))}})
 	return nil
 }
 
-// abort removes every staged file of this writer.
+// abort drops every file of this writer not yet published.
 func (pw *partWriter) abort() {
 	if pw.cur != nil {
-		_ = pw.cur.f.Close()
-		_ = os.Remove(pw.cur.tmp)
+		pw.cur.sink.abort()
 		pw.cur = nil
 	}
 	for _, p := range pw.written {
-		_ = os.Remove(p.tmp)
+		p.sink.abort()
 	}
 }
 

@@ -1,0 +1,157 @@
+package export
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// An output is where a run's files go: a local folder (folder.go) or an
+// object-store prefix (prefix.go). Both keep one contract: the output
+// carries a marker naming the database that owns it; adsync writes only
+// into an output it owns and removes only what its own records there name;
+// a run's files stay invisible to readers until every file of the run is
+// complete, and a run that stops half-way is undone by the next.
+type output interface {
+	// where names the output for people and for the run's records; it never
+	// holds a credential.
+	where() string
+	// id is the output id in the output's marker.
+	id() string
+	// recover finishes or undoes what earlier runs left behind.
+	recover(ctx context.Context, pool *pgxpool.Pool) error
+	// hasManifest says whether run's manifest already exists.
+	hasManifest(ctx context.Context, run int64) (bool, error)
+	// create starts the file at rel (slash-separated, relative to the
+	// output's root), invisible to readers until publish.
+	create(ctx context.Context, run int64, rel string) (fileSink, error)
+	// publish records the run's files (the journal an interrupted run is
+	// undone by) and then makes them visible, never replacing anything.
+	publish(ctx context.Context, pool *pgxpool.Pool, run int64, files []pendingFile) error
+	// discard undoes a run that failed before it committed: what publish
+	// made visible is removed, and the run's staged files with it.
+	discard(ctx context.Context, pool *pgxpool.Pool, run int64, files []pendingFile)
+	// writeManifest writes the run's manifest and sets res.Manifest.
+	writeManifest(ctx context.Context, res *Result) error
+	// finish drops what a committed run kept for recovery.
+	finish(ctx context.Context, pool *pgxpool.Pool, run int64)
+	close()
+}
+
+// fileSink receives one file's bytes.
+type fileSink interface {
+	io.Writer
+	// complete makes the bytes durable, still invisible to readers.
+	complete() error
+	// abort drops the bytes written so far.
+	abort()
+}
+
+// pendingFile is a complete file waiting for publish.
+type pendingFile struct {
+	rel  string
+	sink fileSink
+	info FileInfo
+}
+
+// Schemes are the URL schemes an export output may have, besides a local
+// path.
+var Schemes = []string{"s3"}
+
+// IsObjectStore says whether out names an object-store prefix rather than
+// a local folder.
+func IsObjectStore(out string) bool {
+	scheme, _, ok := strings.Cut(out, "://")
+	return ok && scheme != "" && !strings.ContainsAny(scheme, `/\`)
+}
+
+// ParseOutput checks an output location without opening it and returns
+// how it names itself: an absolute folder, or the object-store URL as given
+// (less nothing: query parameters such as endpoint are kept). It refuses an
+// unsupported scheme and a URL that carries credentials, without echoing
+// them.
+func ParseOutput(out string) (string, error) {
+	if strings.TrimSpace(out) == "" {
+		return "", &OutputError{"export: no output folder"}
+	}
+	if !IsObjectStore(out) {
+		return filepath.Abs(out)
+	}
+	scheme, _, _ := strings.Cut(out, "://")
+	u, err := url.Parse(out)
+	if err != nil {
+		return "", &OutputError{fmt.Sprintf("export: output %s://...: not a valid URL", scheme)}
+	}
+	if u.User != nil {
+		return "", &OutputError{fmt.Sprintf("export: output %s://...: credentials in the URL are refused (they would be stored with every run); use the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...) or ~/.aws", scheme)}
+	}
+	switch u.Scheme {
+	case "s3":
+		if u.Host == "" {
+			return "", &OutputError{fmt.Sprintf("export: output %s: no bucket (expected s3://BUCKET/PREFIX)", redactURL(u))}
+		}
+		if u.Fragment != "" {
+			return "", &OutputError{fmt.Sprintf("export: output %s: a URL fragment (#...) is not allowed", redactURL(u))}
+		}
+		return u.String(), nil
+	default:
+		return "", &OutputError{fmt.Sprintf("export: output scheme %q is not supported (supported: a local folder, or s3://BUCKET/PREFIX for any S3-compatible store)", u.Scheme)}
+	}
+}
+
+// OutputError is an output location adsync cannot use as written.
+type OutputError struct{ msg string }
+
+func (e *OutputError) Error() string { return e.msg }
+
+// Permanent tells api.Explain that retrying cannot help.
+func (e *OutputError) Permanent() bool { return true }
+
+// CheckOutput says whether an export could write into out (a folder or an
+// object-store prefix) without writing anything that stays: the ownership
+// rules of a run, and a write that is removed at once. pool may be nil: a
+// marker is then taken as this database's.
+func CheckOutput(ctx context.Context, pool *pgxpool.Pool, out string) (FolderState, error) {
+	loc, err := ParseOutput(out)
+	if err != nil {
+		return "", err
+	}
+	if !IsObjectStore(loc) {
+		return CheckFolder(ctx, pool, loc)
+	}
+	p, err := openPrefix(ctx, loc)
+	if err != nil {
+		return "", err
+	}
+	defer p.close()
+	state, err := checkMarker(ctx, pool, p)
+	if err != nil {
+		return "", err
+	}
+	return state, p.probeWritable(ctx)
+}
+
+// redactURL shows a URL without user info and query values.
+func redactURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	c.RawQuery = ""
+	return c.String()
+}
+
+// openOutput claims the output at out for this database.
+func openOutput(ctx context.Context, pool *pgxpool.Pool, out string) (output, error) {
+	loc, err := ParseOutput(out)
+	if err != nil {
+		return nil, err
+	}
+	if IsObjectStore(loc) {
+		return claimPrefix(ctx, pool, loc)
+	}
+	return claimFolder(ctx, pool, loc)
+}
