@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -302,16 +301,16 @@ func checkClock(dates *dateRecorder) doctorCheck {
 // checkExportFolder applies the export folder's rules to export.out.
 func (a *app) checkExportFolder(ctx context.Context, pool *pgxpool.Pool) doctorCheck {
 	out := a.cfg.Export.Out
-	if abs, err := filepath.Abs(out); err == nil && abs != out {
-		out = fmt.Sprintf("%s (%s)", out, abs)
+	if loc, err := export.ParseOutput(out); err == nil && loc != out && !export.IsObjectStore(out) {
+		out = fmt.Sprintf("%s (%s)", out, loc)
 	}
 	c := doctorCheck{name: "export"}
-	state, err := export.CheckFolder(ctx, pool, a.cfg.Export.Out)
+	state, err := export.CheckOutput(ctx, pool, a.cfg.Export.Out)
 	var oe *export.OwnershipError
 	switch {
 	case errors.As(err, &oe):
 		c.status, c.found = checkFail, "export would refuse "+out+": "+oe.Reason
-		c.todo = "point " + a.from("export.out") + " at a new or empty folder (adsync marks it and owns it from then on)"
+		c.todo = "point " + a.from("export.out") + " at a new or empty folder or prefix (adsync marks it and owns it from then on)"
 		return c
 	case err != nil:
 		c.status, c.found = checkFail, err.Error()

@@ -18,7 +18,15 @@ func (a *app) exportCommand() *cobra.Command {
 		Long: `Export adsync's tables to OUT/<table>/dt=YYYY-MM-DD/part-<run>-<n>.parquet (zstd,
 bounded row groups), with a manifest per run in OUT/_manifests/. By default only rows
 changed since the table's last successful export are written; --full writes everything.
-Files appear only when complete; an interrupted export is completed by the next one.`,
+Files appear only when every file of the run is complete; an interrupted export is undone
+by the next one, which exports the same rows again.
+
+OUT is a local folder or an S3-compatible prefix, s3://BUCKET/PREFIX, with credentials
+from the standard AWS environment and config chain (AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws) and, for stores other than AWS, query
+parameters such as ?endpoint=http://host:port&use_path_style=true&region=us-east-1
+(or AWS_ENDPOINT_URL). Either way OUT must be new, empty, or an output this database
+exported to before.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("out") && strings.TrimSpace(out) == "" {
@@ -26,6 +34,9 @@ Files appear only when complete; an interrupted export is completed by the next 
 			}
 			if out == "" {
 				out = a.cfg.Export.Out
+			}
+			if _, err := export.ParseOutput(out); err != nil {
+				return usageError("%v", err)
 			}
 			var names []string
 			if tables != "" {
@@ -50,7 +61,7 @@ Files appear only when complete; an interrupted export is completed by the next 
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&out, "out", "", "output directory (default: export.out, ./out)")
+	f.StringVar(&out, "out", "", "output folder or s3://BUCKET/PREFIX (default: export.out, ./out)")
 	f.StringVar(&tables, "tables", "", "comma-separated tables (default: all): "+strings.Join(tableNames(), ", "))
 	f.BoolVar(&full, "full", false, "write every row, not only those changed since the last export")
 	return cmd

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adsync/adsync/export"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -441,7 +442,10 @@ func (c Config) Validate() error {
 		return keyErrorf("api.timeout", "%s: must be positive (it bounds every request; default 30s)", time.Duration(c.API.Timeout))
 	}
 	if strings.TrimSpace(c.Export.Out) == "" {
-		return keyErrorf("export.out", "must not be empty (the folder exports write into; default ./out)")
+		return keyErrorf("export.out", "must not be empty (the folder or s3://BUCKET/PREFIX exports write into; default ./out)")
+	}
+	if _, err := export.ParseOutput(c.Export.Out); err != nil {
+		return keyErrorf("export.out", "%s", strings.TrimPrefix(err.Error(), "export: "))
 	}
 	if c.Sync.Overlap < 0 {
 		return keyErrorf("sync.overlap", "must not be negative")
