@@ -33,7 +33,7 @@ type Options struct {
 
 	// afterRows, when set, is called after every row (tests interrupt runs with it).
 	afterRows func(table string, rows int64) error
-	// halt, when set, is asked at each commit step ("placed", "committed")
+	// halt, when set, is asked at each commit step ("written", "placed", "committed")
 	// whether the run stops there as if the process died: no cleanup.
 	halt func(step string) bool
 }
@@ -168,6 +168,9 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 
 	// Commit: the journal and the files (publish), then the database, then
 	// the manifest.
+	if opts.halt != nil && opts.halt("written") {
+		return nil, errHalted
+	}
 	if err := out.publish(ctx, pool, res.RunID, all); err != nil {
 		return fail(err)
 	}

@@ -95,6 +95,9 @@ func ParseOutput(out string) (string, error) {
 		if u.Host == "" {
 			return "", &OutputError{fmt.Sprintf("export: output %s: no bucket (expected s3://BUCKET/PREFIX)", redactURL(u))}
 		}
+		if u.Query().Has("prefix") {
+			return "", &OutputError{fmt.Sprintf("export: output %s: give the prefix in the path (s3://BUCKET/PREFIX), not as ?prefix=", redactURL(u))}
+		}
 		if u.Fragment != "" {
 			return "", &OutputError{fmt.Sprintf("export: output %s: a URL fragment (#...) is not allowed", redactURL(u))}
 		}
