@@ -31,6 +31,16 @@ func s3Keys(t *testing.T, srv *s3test.Server, bucket, prefix string) map[string]
 	return out
 }
 
+// s3Setup starts a server, points the AWS environment at it and returns a
+// database with rows test items and the URL of the prefix "p".
+func s3Setup(t *testing.T, rows int) (*s3test.Server, *pgxpool.Pool, string) {
+	t.Helper()
+	srv := s3test.Start(t)
+	srv.Setenv(t)
+	pool, _ := setup(t, rows)
+	return srv, pool, srv.URL(srv.Bucket, "p")
+}
+
 func parquetKeys(keys map[string]int64) []string {
 	var out []string
 	for k := range keys {
@@ -127,11 +137,8 @@ func TestS3PrefixAdsyncDidNotCreateIsRefusedAndNothingInItIsTouched(t *testing.T
 }
 
 func TestS3RunThatFailsOrDiesBeforePublishingLeavesNothingVisibleAndTheNextAbortsItsUploads(t *testing.T) {
-	srv := s3test.Start(t)
-	srv.Setenv(t)
-	pool, _ := setup(t, 100)
+	srv, pool, out := s3Setup(t, 100)
 	ctx := context.Background()
-	out := srv.URL(srv.Bucket, "p")
 
 	// A failure mid-table: every upload is aborted at once.
 	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20,
@@ -161,11 +168,8 @@ func TestS3RunThatFailsOrDiesBeforePublishingLeavesNothingVisibleAndTheNextAbort
 }
 
 func TestS3RunKilledWhilePublishingIsUndoneExactlyByTheNext(t *testing.T) {
-	srv := s3test.Start(t)
-	srv.Setenv(t)
-	pool, _ := setup(t, 100)
+	srv, pool, out := s3Setup(t, 100)
 	ctx := context.Background()
-	out := srv.URL(srv.Bucket, "p")
 	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20,
 		halt: func(step string) bool { return step == "placed" }})
 	require.ErrorIs(t, err, errHalted)
@@ -186,11 +190,8 @@ func TestS3RunKilledWhilePublishingIsUndoneExactlyByTheNext(t *testing.T) {
 }
 
 func TestS3RunKilledAfterCommittingGetsItsManifestFromTheNext(t *testing.T) {
-	srv := s3test.Start(t)
-	srv.Setenv(t)
-	pool, _ := setup(t, 30)
+	srv, pool, out := s3Setup(t, 30)
 	ctx := context.Background()
-	out := srv.URL(srv.Bucket, "p")
 	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20,
 		halt: func(step string) bool { return step == "committed" }})
 	require.ErrorIs(t, err, errHalted)
@@ -206,11 +207,8 @@ func TestS3RunKilledAfterCommittingGetsItsManifestFromTheNext(t *testing.T) {
 }
 
 func TestS3AnObjectAlreadyAtAFinalKeyIsNeverReplaced(t *testing.T) {
-	srv := s3test.Start(t)
-	srv.Setenv(t)
-	pool, _ := setup(t, 5)
+	srv, pool, out := s3Setup(t, 5)
 	ctx := context.Background()
-	out := srv.URL(srv.Bucket, "p")
 	first, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
 	require.NoError(t, err)
 	insertItems(t, pool, 6, 7)
