@@ -301,8 +301,10 @@ func checkClock(dates *dateRecorder) doctorCheck {
 // checkExportFolder applies the export folder's rules to export.out.
 func (a *app) checkExportFolder(ctx context.Context, pool *pgxpool.Pool) doctorCheck {
 	out := a.cfg.Export.Out
-	if loc, err := export.ParseOutput(out); err == nil && loc != out && !export.IsObjectStore(out) {
-		out = fmt.Sprintf("%s (%s)", out, loc)
+	if name := export.OutputName(out); export.IsObjectStore(out) {
+		out = name
+	} else if name != out {
+		out = fmt.Sprintf("%s (%s)", out, name)
 	}
 	c := doctorCheck{name: "export"}
 	state, err := export.CheckOutput(ctx, pool, a.cfg.Export.Out)
@@ -326,7 +328,7 @@ func (a *app) checkExportFolder(ctx context.Context, pool *pgxpool.Pool) doctorC
 	case export.FolderEarlier:
 		c.found = out + " holds an earlier adsync export and is writable; the next export adopts it"
 	default:
-		c.found = out + " is adsync's export folder for this database and is writable"
+		c.found = out + " is adsync's export output for this database and is writable"
 		if pool == nil {
 			c.found = out + " has adsync's marker and is writable (which database owns it is not checked: no database)"
 		}

@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/fixtures/s3test"
 	"github.com/stretchr/testify/require"
 )
 
@@ -134,4 +136,32 @@ func TestDoctorSaysExportWouldRefuseAFolderItDidNotCreate(t *testing.T) {
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "only the user's file")
+}
+
+// The S3 checks set the AWS environment: not in parallel.
+func TestDoctorChecksAnS3ExportPrefixWithTheSameRules(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Setenv(t)
+	b := setupService(t, bundleOptions{ownerToken: true})
+	conf := func(prefix string) string { return doctorConfig(t, b, strconv.Quote(srv.URL(srv.Bucket, prefix))) }
+
+	r := run(t, "doctor", "--config", conf("fresh"), "--database-url", b.db)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Equal(t, "ok", doctorLine(t, r.stdout, "export"))
+	require.Contains(t, r.stdout, "s3://"+srv.Bucket+"/fresh is empty and writable")
+	require.Empty(t, srv.List(t, srv.Bucket, ""), "the write check leaves nothing")
+
+	srv.Put(t, srv.Bucket, "theirs/notes.txt", []byte("mine"))
+	r = run(t, "doctor", "--config", conf("theirs"), "--database-url", b.db)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "export"))
+	require.Contains(t, r.stdout, "export would refuse s3://"+srv.Bucket+"/theirs: it holds objects (notes.txt)")
+
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong-secret-value")
+	r = run(t, "doctor", "--config", conf("fresh"), "--database-url", b.db)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "export"))
+	require.Contains(t, r.stdout, "check the AWS credentials")
+	require.NotContains(t, r.stdout+r.stderr, "wrong-secret-value")
+	require.NotContains(t, r.stdout+r.stderr, srv.SecretKey)
 }

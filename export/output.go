@@ -139,6 +139,19 @@ func CheckOutput(ctx context.Context, pool *pgxpool.Pool, out string) (FolderSta
 	return state, p.probeWritable(ctx)
 }
 
+// OutputName names out for people: an absolute folder, or an object-store
+// URL without its query (endpoint and such) and user info.
+func OutputName(out string) string {
+	loc, err := ParseOutput(out)
+	if err != nil {
+		return out
+	}
+	if u, err := url.Parse(loc); err == nil && IsObjectStore(loc) {
+		return redactURL(u)
+	}
+	return loc
+}
+
 // redactURL shows a URL without user info and query values.
 func redactURL(u *url.URL) string {
 	c := *u
