@@ -59,15 +59,17 @@ type pendingFile struct {
 	info FileInfo
 }
 
-// Schemes are the URL schemes an export output may have, besides a local
+// isURL says whether out is written as a URL (scheme://...) rather than a
 // path.
-var Schemes = []string{"s3"}
+func isURL(out string) bool {
+	scheme, _, ok := strings.Cut(out, "://")
+	return ok && scheme != "" && !strings.ContainsAny(scheme, `/\`)
+}
 
 // IsObjectStore says whether out names an object-store prefix rather than
 // a local folder.
 func IsObjectStore(out string) bool {
-	scheme, _, ok := strings.Cut(out, "://")
-	return ok && scheme != "" && !strings.ContainsAny(scheme, `/\`)
+	return isURL(out) && strings.HasPrefix(strings.ToLower(out), "s3://")
 }
 
 // ParseOutput checks an output location without opening it and returns
@@ -79,7 +81,7 @@ func ParseOutput(out string) (string, error) {
 	if strings.TrimSpace(out) == "" {
 		return "", &OutputError{"export: no output folder"}
 	}
-	if !IsObjectStore(out) {
+	if !isURL(out) {
 		return filepath.Abs(out)
 	}
 	scheme, _, _ := strings.Cut(out, "://")
@@ -91,6 +93,16 @@ func ParseOutput(out string) (string, error) {
 		return "", &OutputError{fmt.Sprintf("export: output %s://...: credentials in the URL are refused (they would be stored with every run); use the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...) or ~/.aws", scheme)}
 	}
 	switch u.Scheme {
+	case "file":
+		// A local folder named as a URL: the folder's own code, which keeps
+		// the same contract with a rename.
+		if u.Host != "" && u.Host != "localhost" {
+			return "", &OutputError{fmt.Sprintf("export: output %s: a file:// URL names a folder on this machine (file:///path)", redactURL(u))}
+		}
+		if u.Path == "" || u.RawQuery != "" {
+			return "", &OutputError{fmt.Sprintf("export: output %s: expected file:///absolute/path with no query", redactURL(u))}
+		}
+		return filepath.Abs(filepath.FromSlash(u.Path))
 	case "s3":
 		if u.Host == "" {
 			return "", &OutputError{fmt.Sprintf("export: output %s: no bucket (expected s3://BUCKET/PREFIX)", redactURL(u))}
@@ -103,7 +115,7 @@ func ParseOutput(out string) (string, error) {
 		}
 		return u.String(), nil
 	default:
-		return "", &OutputError{fmt.Sprintf("export: output scheme %q is not supported (supported: a local folder, or s3://BUCKET/PREFIX for any S3-compatible store)", u.Scheme)}
+		return "", &OutputError{fmt.Sprintf("export: output scheme %q is not supported (supported: a local folder or file:///path, and s3://BUCKET/PREFIX for any S3-compatible store)", u.Scheme)}
 	}
 }
 

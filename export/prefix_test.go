@@ -241,3 +241,14 @@ func requireOutcome(t *testing.T, pool *pgxpool.Pool, run int64, want string) {
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT outcome FROM sync_runs WHERE id = $1`, run).Scan(&outcome))
 	require.Equal(t, want, outcome)
 }
+
+func TestAFileURLIsTheLocalFolder(t *testing.T) {
+	t.Parallel()
+	pool, out := setup(t, 5)
+	res, err := Run(context.Background(), pool, Options{Out: "file://" + filepath.ToSlash(out), Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(out, manifestDir, "run-"+itoa(res.RunID)+".json"), res.Manifest)
+	require.FileExists(t, filepath.Join(out, markerName))
+	_, err = ParseOutput("file://otherhost/x")
+	require.ErrorContains(t, err, "file:///path")
+}
