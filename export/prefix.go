@@ -21,7 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"gocloud.dev/blob"
-	"gocloud.dev/blob/s3blob"
+	_ "gocloud.dev/blob/s3blob" // registers s3:// with blob.OpenBucket
 	"gocloud.dev/gcerrors"
 )
 
@@ -91,9 +91,6 @@ func openPrefix(ctx context.Context, loc string) (*prefix, error) {
 	}
 	return p, nil
 }
-
-// s3blob registers the s3:// scheme with blob.OpenBucket.
-var _ = s3blob.Scheme
 
 // claimPrefix opens the prefix at loc and claims it for this database.
 func claimPrefix(ctx context.Context, pool *pgxpool.Pool, loc string) (*prefix, error) {
