@@ -453,9 +453,9 @@ func (m *multipartFile) send() {
 	num := int32(len(m.parts) + 1)
 	m.parts = append(m.parts, types.CompletedPart{PartNumber: aws.Int32(num)})
 	m.mu.Unlock()
+	m.sem <- struct{}{} // a slot first, then a buffer: at most partsInFlight+1 exist
 	body := m.buf
 	m.buf = getPart()
-	m.sem <- struct{}{}
 	m.wg.Add(1)
 	go func() {
 		defer func() { <-m.sem; m.wg.Done(); putPart(body) }()
