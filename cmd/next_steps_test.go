@@ -41,3 +41,13 @@ func TestSpanWordsSaysWholeDaysAsDays(t *testing.T) {
 		}
 	}
 }
+
+// An export to a bucket gets the export line, quoted, and no DuckDB line
+// (DuckDB reads a bucket only through its httpfs extension).
+func TestNextStepsForABucket(t *testing.T) {
+	t.Parallel()
+	steps := nextSteps("s3://b/p?endpoint=http://127.0.0.1:7070&use_path_style=true", "", "", false)
+	require.Contains(t, steps, ` export --out 's3://b/p?endpoint=http://127.0.0.1:7070&use_path_style=true' --full`)
+	require.NotContains(t, steps, "duckdb")
+	require.NotContains(t, steps, "campaigns/*")
+}

@@ -174,6 +174,14 @@ func (a *app) passedGlobals() (flags, note string) {
 // the repository's root, else the DuckDB CLI when installed; empty when
 // neither is at hand.
 func duckdbCommand(out string) string {
+	if export.IsObjectStore(out) {
+		return "" // DuckDB reads a bucket only through its httpfs extension and its own credentials setup
+	}
+	if strings.HasPrefix(out, "file://") {
+		if loc, err := export.ParseOutput(out); err == nil {
+			out = loc
+		}
+	}
 	if strings.ContainsAny(out, "\"'$`\\") {
 		return ""
 	}
