@@ -182,32 +182,39 @@ func (f *folder) recover(ctx context.Context, pool *pgxpool.Pool) error {
 		if _, err := fmt.Sscanf(e.Name(), "run-%d", &run); err != nil || !e.IsDir() || fmt.Sprintf("run-%d", run) != e.Name() {
 			continue // not ours: leave it
 		}
-		committed, err := runCommitted(ctx, pool, run, f.outputID)
-		if err != nil {
+		if err := settle(ctx, pool, f, run, func() error { return f.undo(run) },
+			"interrupted; its files were removed by the next export"); err != nil {
 			return err
-		}
-		if committed {
-			if _, err := os.Stat(manifestPath(f.root, run)); errors.Is(err, fs.ErrNotExist) {
-				res, err := loadRun(ctx, pool, run)
-				if err != nil {
-					return err
-				}
-				res.OutputID = f.outputID
-				if err := f.writeManifest(ctx, res); err != nil {
-					return err
-				}
-			}
-		} else {
-			if err := f.undo(run); err != nil {
-				return err
-			}
-			if err := store.EndRun(ctx, pool, run, store.RunFailed, nil, "interrupted; its files were removed by the next export"); err != nil {
-				return err
-			}
 		}
 		f.removeStaging(run)
 	}
 	return nil
+}
+
+// settle ends what an earlier run left in output o: a run the database
+// recorded as committed gets its manifest (written again if the run stopped
+// before it); a run that did not commit is undone and recorded as failed
+// with why.
+func settle(ctx context.Context, pool *pgxpool.Pool, o output, run int64, undo func() error, why string) error {
+	committed, err := runCommitted(ctx, pool, run, o.id())
+	if err != nil {
+		return err
+	}
+	if !committed {
+		if err := undo(); err != nil {
+			return err
+		}
+		return store.EndRun(ctx, pool, run, store.RunFailed, nil, why)
+	}
+	if has, err := o.hasManifest(ctx, run); err != nil || has {
+		return err
+	}
+	res, err := loadRun(ctx, pool, run)
+	if err != nil {
+		return err
+	}
+	res.OutputID = o.id()
+	return o.writeManifest(ctx, res)
 }
 
 func runCommitted(ctx context.Context, pool *pgxpool.Pool, run int64, outputID string) (bool, error) {

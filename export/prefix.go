@@ -13,7 +13,6 @@ import (
 	"strings"
 	gosync "sync"
 
-	"github.com/adsync/adsync/sync/store"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -289,24 +288,7 @@ func (p *prefix) recover(ctx context.Context, pool *pgxpool.Pool) error {
 		return err
 	}
 	for _, run := range runs {
-		committed, err := runCommitted(ctx, pool, run, p.outputID)
-		if err != nil {
-			return err
-		}
-		if committed {
-			if ok, err := p.hasManifest(ctx, run); err != nil {
-				return err
-			} else if !ok {
-				res, err := loadRun(ctx, pool, run)
-				if err != nil {
-					return err
-				}
-				res.OutputID = p.outputID
-				if err := p.writeManifest(ctx, res); err != nil {
-					return err
-				}
-			}
-		} else {
+		undo := func() error {
 			for _, u := range byRun[run] {
 				if err := p.abortUploads(ctx, u.key); err != nil {
 					return err
@@ -315,9 +297,10 @@ func (p *prefix) recover(ctx context.Context, pool *pgxpool.Pool) error {
 					return err
 				}
 			}
-			if err := store.EndRun(ctx, pool, run, store.RunFailed, nil, "interrupted; its uploads were aborted and its objects removed by the next export"); err != nil {
-				return err
-			}
+			return nil
+		}
+		if err := settle(ctx, pool, p, run, undo, "interrupted; its uploads were aborted and its objects removed by the next export"); err != nil {
+			return err
 		}
 		p.finish(ctx, pool, run)
 	}
