@@ -88,6 +88,10 @@ func openPrefix(ctx context.Context, loc string) (*prefix, error) {
 		_ = p.bucket.Close()
 		return nil, fmt.Errorf("export: opening %s: no S3 client behind the bucket", p.loc)
 	}
+	if p.client.Options().Region == "" {
+		_ = p.bucket.Close()
+		return nil, &OutputError{fmt.Sprintf("export: %s: no region: add region=... to the URL's query (for example &region=us-east-1), or set AWS_REGION or a region in ~/.aws/config", p.loc)}
+	}
 	return p, nil
 }
 
@@ -372,6 +376,9 @@ func (p *prefix) explain(err error) error {
 		case "NoSuchBucket":
 			return fmt.Errorf("%w (create the bucket %s first, or check the endpoint and region)", err, p.bucketName)
 		}
+	}
+	if strings.Contains(err.Error(), "get credentials") {
+		return fmt.Errorf("%w (no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or add them to ~/.aws)", err)
 	}
 	if gcerrors.Code(err) == gcerrors.PermissionDenied {
 		return fmt.Errorf("%w (check the AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or ~/.aws)", err)

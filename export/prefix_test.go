@@ -252,3 +252,19 @@ func TestAFileURLIsTheLocalFolder(t *testing.T) {
 	_, err = ParseOutput("file://otherhost/x")
 	require.ErrorContains(t, err, "file:///path")
 }
+
+func TestS3WithoutRegionOrCredentialsSaysWhatToSet(t *testing.T) {
+	srv, pool, _ := s3Setup(t, 1)
+	ctx := context.Background()
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	noRegion := "s3://" + srv.Bucket + "/p?endpoint=" + srv.Endpoint + "&use_path_style=true"
+	_, err := Run(ctx, pool, Options{Out: noRegion, Tables: []string{"test_items"}})
+	require.ErrorContains(t, err, "no region: add region=")
+
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	_, err = Run(ctx, pool, Options{Out: srv.URL(srv.Bucket, "p"), Tables: []string{"test_items"}})
+	require.ErrorContains(t, err, "no AWS credentials were found")
+	require.Empty(t, srv.List(t, srv.Bucket, ""))
+}
