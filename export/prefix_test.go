@@ -268,3 +268,11 @@ func TestS3WithoutRegionOrCredentialsSaysWhatToSet(t *testing.T) {
 	require.ErrorContains(t, err, "no AWS credentials were found")
 	require.Empty(t, srv.List(t, srv.Bucket, ""))
 }
+
+func TestS3EndpointAndRegionFromTheStandardAWSEnvironment(t *testing.T) {
+	srv, pool, _ := s3Setup(t, 3) // AWS_ENDPOINT_URL and AWS_REGION are set
+	res, err := Run(context.Background(), pool, Options{Out: "s3://" + srv.Bucket + "/env?use_path_style=true", Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	require.EqualValues(t, 3, res.Tables[0].Rows)
+	require.Len(t, parquetKeys(s3Keys(t, srv, srv.Bucket, "env")), 1)
+}
