@@ -38,8 +38,8 @@ func (a *app) hasDatabase() bool { return a.cfg.DatabaseURL != "" || demoDatabas
 
 // database returns the URL of this command's database. With none
 // configured it is the demo's local Postgres when the current directory
-// holds one, started on demand (stopped when the command ends if this
-// command started it) and announced in one line on stderr; elsewhere no
+// holds one, started on demand (stopped by the last adsync command using
+// it) and announced in one line on stderr; elsewhere no
 // database configured is an error.
 func (a *app) database(ctx context.Context) (string, error) {
 	if a.cfg.DatabaseURL != "" {
@@ -52,7 +52,7 @@ func (a *app) database(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	how := "started for this command, stopped when it ends"
+	how := "started for this command, stopped when the last adsync command using it ends"
 	if !c.StartedHere() {
 		how = "already running"
 	}
@@ -61,8 +61,8 @@ func (a *app) database(ctx context.Context) (string, error) {
 }
 
 // startLocalPostgres starts (or attaches to) the local Postgres under
-// .adsync/, makes it this command's database and stops it when the command
-// ends if this process started it.
+// .adsync/, makes it this command's database and, when the command ends,
+// stops it if no other adsync command is using it and adsync started it.
 func (a *app) startLocalPostgres(ctx context.Context, logf func(string, ...any)) (*localpg.Cluster, error) {
 	c, err := localpg.Start(ctx, localpg.Options{Dir: demoPGDir, Persistent: true, Durable: true, Logf: logf})
 	if err != nil {

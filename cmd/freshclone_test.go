@@ -239,7 +239,7 @@ func TestFreshClonePathEverySuggestedCommandWorksAsPrinted(t *testing.T) {
 		switch {
 		case strings.Contains(line, " status"):
 			seen["status"] = true
-			require.Equal(t, "adsync: no database configured: using the demo's local Postgres in .adsync/pg/ (started for this command, stopped when it ends)\n",
+			require.Equal(t, "adsync: no database configured: using the demo's local Postgres in .adsync/pg/ (started for this command, stopped when the last adsync command using it ends)\n",
 				r.stderr, "one line on stderr says which database")
 			require.Contains(t, r.stdout, "RECENT RUNS")
 			require.Regexp(t, `\d+\s+sync\s+run\s+.*succeeded`, r.stdout)

@@ -237,7 +237,7 @@ func (a *app) demoEnvironment(ctx context.Context, mode runMode) error {
 		if err != nil {
 			return err
 		}
-		how := "started for this run and stopped when it ends; commands run in this directory start it again"
+		how := "started for this run and stopped when the last adsync command using it ends; commands run in this directory start it again"
 		if !c.StartedHere() {
 			how = "already running"
 		}
