@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"gocloud.dev/blob"
@@ -149,11 +151,41 @@ func (p *prefix) claimable(ctx context.Context) (bool, error) {
 // createMarker writes the marker only if no object has its key (a
 // conditional put); when another claim won, its marker stands.
 func (p *prefix) createMarker(ctx context.Context, b []byte, _ marker) error {
-	err := p.bucket.WriteAll(ctx, p.root+markerName, b, &blob.WriterOptions{ContentType: "application/json", IfNotExist: true})
-	if err != nil && gcerrors.Code(err) != gcerrors.FailedPrecondition {
+	if _, err := p.putIfAbsent(ctx, p.root+markerName, b, "application/json"); err != nil {
 		return fmt.Errorf("export: writing the marker of %s: %w", p.loc, p.explain(err))
 	}
 	return nil
+}
+
+// putIfAbsent writes body at key unless an object is there (then it
+// returns false): a conditional put (If-None-Match: *), or, on a store that
+// does not implement conditional writes, a check and a plain put.
+func (p *prefix) putIfAbsent(ctx context.Context, key string, body []byte, contentType string) (bool, error) {
+	err := p.bucket.WriteAll(ctx, key, body, &blob.WriterOptions{ContentType: contentType, IfNotExist: true})
+	switch {
+	case err == nil:
+		return true, nil
+	case gcerrors.Code(err) == gcerrors.FailedPrecondition:
+		return false, nil
+	case !conditionalUnsupported(err):
+		return false, err
+	}
+	if ok, err := p.bucket.Exists(ctx, key); err != nil || ok {
+		return false, err
+	}
+	return true, p.bucket.WriteAll(ctx, key, body, &blob.WriterOptions{ContentType: contentType})
+}
+
+// conditionalUnsupported says whether a store answered a conditional write
+// with "not implemented" (some S3-compatible stores do not implement
+// If-None-Match).
+func conditionalUnsupported(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "NotImplemented" {
+		return true
+	}
+	var re *smithyhttp.ResponseError
+	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusNotImplemented
 }
 
 func (p *prefix) manifestKey(run int64) string {
@@ -227,13 +259,23 @@ func (p *prefix) publish(ctx context.Context, pool *pgxpool.Pool, run int64, fil
 			}
 			return p.explain(err)
 		}
-		if _, err := p.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+		in := &s3.CompleteMultipartUploadInput{
 			Bucket:          &p.bucketName,
 			Key:             &mf.key,
 			UploadId:        &mf.uploadID,
 			MultipartUpload: &types.CompletedMultipartUpload{Parts: mf.parts},
 			IfNoneMatch:     aws.String("*"),
-		}); err != nil {
+		}
+		_, err := p.client.CompleteMultipartUpload(ctx, in)
+		if conditionalUnsupported(err) {
+			in.IfNoneMatch = nil // the key was free a moment ago
+			_, err = p.client.CompleteMultipartUpload(ctx, in)
+		}
+		var api smithy.APIError
+		if errors.As(err, &api) && api.ErrorCode() == "PreconditionFailed" {
+			return fmt.Errorf("export: s3://%s/%s appeared while the run was completing it and adsync did not write it; it is left as it is", p.bucketName, mf.key)
+		}
+		if err != nil {
 			return fmt.Errorf("export: completing s3://%s/%s: %w", p.bucketName, mf.key, p.explain(err))
 		}
 		p.completed = append(p.completed, mf.key)
@@ -354,7 +396,10 @@ func (p *prefix) removeIfWritten(ctx context.Context, key string, run int64, siz
 // only if its random key is free).
 func (p *prefix) probeWritable(ctx context.Context) error {
 	key := p.root + ".adsync-write-check-" + newUUID() + ".tmp"
-	if err := p.bucket.WriteAll(ctx, key, nil, &blob.WriterOptions{IfNotExist: true}); err != nil {
+	if created, err := p.putIfAbsent(ctx, key, nil, ""); err != nil || !created {
+		if err == nil {
+			err = errors.New("the check's random key is taken")
+		}
 		return fmt.Errorf("export: %s is not writable: %w", p.loc, p.explain(err))
 	}
 	if err := p.bucket.Delete(ctx, key); err != nil {

@@ -5,10 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/adsync/adsync/fixtures/s3test"
@@ -275,4 +281,47 @@ func TestS3EndpointAndRegionFromTheStandardAWSEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 3, res.Tables[0].Rows)
 	require.Len(t, parquetKeys(s3Keys(t, srv, srv.Bucket, "env")), 1)
+}
+
+// A store that does not implement conditional writes (If-None-Match) gets
+// a check and a plain write instead: the export still works, and still
+// never replaces an object. The store here is versitygw behind a proxy
+// that answers every conditional request 501 NotImplemented.
+func TestS3StoreWithoutConditionalWritesStillExports(t *testing.T) {
+	srv, pool, _ := s3Setup(t, 30)
+	target, err := url.Parse(srv.Endpoint)
+	require.NoError(t, err)
+	var refused atomic.Int64
+	rp := httputil.NewSingleHostReverseProxy(target) // keeps the Host header the client signed
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("If-None-Match") != "" {
+			refused.Add(1)
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusNotImplemented)
+			_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code><Message>A header you provided implies functionality that is not implemented</Message></Error>`)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	out := "s3://" + srv.Bucket + "/p?endpoint=" + url.QueryEscape(proxy.URL) + "&use_path_style=true&region=" + srv.Region
+	ctx := context.Background()
+	res, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20})
+	require.NoError(t, err)
+	require.EqualValues(t, 30, res.Tables[0].Rows)
+	require.GreaterOrEqual(t, refused.Load(), int64(3), "the marker and both completions were first asked conditionally")
+	keys := s3Keys(t, srv, srv.Bucket, "p")
+	require.Contains(t, keys, markerName)
+	require.Len(t, parquetKeys(keys), 2)
+
+	// An object at the next run's key is still never replaced.
+	insertItems(t, pool, 31, 32)
+	key := "p/test_items/" + res.Partition + "/part-" + itoa(res.RunID+1) + "-1.parquet"
+	srv.Put(t, srv.Bucket, key, []byte("not adsync's"))
+	_, err = Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.ErrorContains(t, err, "already exists and adsync did not write it")
+	require.EqualValues(t, 12, s3Keys(t, srv, srv.Bucket, "p")[strings.TrimPrefix(key, "p/")])
+	state, err := CheckOutput(ctx, pool, out)
+	require.NoError(t, err, "doctor's write check works there too")
+	require.Equal(t, FolderOwned, state)
 }
