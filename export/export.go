@@ -83,9 +83,6 @@ var ErrExportRunning = errors.New("another export is running")
 // run has undone what it published, and that run exports the same rows
 // again.
 func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error) {
-	if opts.Out == "" {
-		return nil, errors.New("export: no output folder")
-	}
 	tables, err := Select(opts.Tables)
 	if err != nil {
 		return nil, err
@@ -122,7 +119,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 		return nil, err
 	}
 	defer out.close()
-	if err := out.recover(ctx, pool); err != nil {
+	if err := out.recover(ctx); err != nil {
 		return nil, err
 	}
 
@@ -138,7 +135,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 		for _, w := range writers {
 			w.abort()
 		}
-		out.discard(cleanup, pool, res.RunID, all)
+		out.discard(cleanup, res.RunID)
 		_, _ = store.EndRunAt(cleanup, pool, res.RunID, store.RunFailed, nil, truncate(err.Error(), 2000))
 		return nil, err
 	}
@@ -171,7 +168,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if opts.halt != nil && opts.halt("written") {
 		return nil, errHalted
 	}
-	if err := out.publish(ctx, pool, res.RunID, all); err != nil {
+	if err := out.publish(ctx, res.RunID, all); err != nil {
 		return fail(err)
 	}
 	if opts.halt != nil && opts.halt("placed") {
@@ -209,7 +206,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if err := out.writeManifest(ctx, res); err != nil {
 		return res, fmt.Errorf("export: run %d is committed but its manifest was not written (the next export writes it): %w", res.RunID, err)
 	}
-	out.finish(ctx, pool, res.RunID)
+	out.finish(ctx, res.RunID)
 	return res, nil
 }
 

@@ -40,6 +40,7 @@ const (
 type folder struct {
 	root     string
 	outputID string
+	pool     *pgxpool.Pool
 	placed   []string // files this process moved into place for the current run
 }
 
@@ -57,7 +58,7 @@ func claimFolder(ctx context.Context, pool *pgxpool.Pool, root string) (*folder,
 	if err != nil {
 		return nil, err
 	}
-	return &folder{root: root, outputID: m.OutputID}, nil
+	return &folder{root: root, outputID: m.OutputID, pool: pool}, nil
 }
 
 // folderMarker is a folder's marker file, as claim sees it.
@@ -74,15 +75,6 @@ func (f folderMarker) claimable(context.Context) (bool, error) { return claimabl
 
 func (f folderMarker) createMarker(_ context.Context, b []byte, m marker) error {
 	return createMarker(f.root, b, m)
-}
-
-func readMarker(root string) (marker, error) {
-	f := folderMarker{root}
-	b, err := f.readMarker(context.Background())
-	if err != nil {
-		return marker{}, err
-	}
-	return parseMarker(b, root, f.markerPath())
 }
 
 // markerTemp names the temporary file a marker is written to before it is
@@ -169,7 +161,7 @@ func (f *folder) stagingRoot(run int64) string {
 // file its journal names removed from its final place, if the file there is
 // still the one it wrote (same size and SHA-256). Only the staging area and
 // journaled files are touched.
-func (f *folder) recover(ctx context.Context, pool *pgxpool.Pool) error {
+func (f *folder) recover(ctx context.Context) error {
 	entries, err := os.ReadDir(filepath.Join(f.root, stagingDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -182,7 +174,7 @@ func (f *folder) recover(ctx context.Context, pool *pgxpool.Pool) error {
 		if _, err := fmt.Sscanf(e.Name(), "run-%d", &run); err != nil || !e.IsDir() || fmt.Sprintf("run-%d", run) != e.Name() {
 			continue // not ours: leave it
 		}
-		if err := settle(ctx, pool, f, run, func() error { return f.undo(run) },
+		if err := settle(ctx, f.pool, f, run, func() error { return f.undo(run) },
 			"interrupted; its files were removed by the next export"); err != nil {
 			return err
 		}
@@ -402,7 +394,7 @@ func (f *folder) create(_ context.Context, run int64, rel string) (fileSink, err
 }
 
 // publish writes the run's journal and then links every file into place.
-func (f *folder) publish(_ context.Context, _ *pgxpool.Pool, run int64, files []pendingFile) error {
+func (f *folder) publish(_ context.Context, run int64, files []pendingFile) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -430,7 +422,7 @@ func (f *folder) publish(_ context.Context, _ *pgxpool.Pool, run int64, files []
 
 // discard removes what this process placed for run a moment ago and the
 // run's staging area.
-func (f *folder) discard(_ context.Context, _ *pgxpool.Pool, run int64, _ []pendingFile) {
+func (f *folder) discard(_ context.Context, run int64) {
 	for _, p := range f.placed {
 		_ = os.Remove(p)
 	}
@@ -438,4 +430,4 @@ func (f *folder) discard(_ context.Context, _ *pgxpool.Pool, run int64, _ []pend
 	f.removeStaging(run)
 }
 
-func (f *folder) finish(_ context.Context, _ *pgxpool.Pool, run int64) { f.removeStaging(run) }
+func (f *folder) finish(_ context.Context, run int64) { f.removeStaging(run) }

@@ -316,3 +316,13 @@ func TestAFileAlreadyAtAFinalNameIsNeverReplaced(t *testing.T) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// readMarker reads the marker of the folder at root.
+func readMarker(root string) (marker, error) {
+	f := folderMarker{root}
+	b, err := f.readMarker(context.Background())
+	if err != nil {
+		return marker{}, err
+	}
+	return parseMarker(b, root, f.markerPath())
+}

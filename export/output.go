@@ -24,7 +24,7 @@ type output interface {
 	// id is the output id in the output's marker.
 	id() string
 	// recover finishes or undoes what earlier runs left behind.
-	recover(ctx context.Context, pool *pgxpool.Pool) error
+	recover(ctx context.Context) error
 	// hasManifest says whether run's manifest already exists.
 	hasManifest(ctx context.Context, run int64) (bool, error)
 	// create starts the file at rel (slash-separated, relative to the
@@ -32,14 +32,15 @@ type output interface {
 	create(ctx context.Context, run int64, rel string) (fileSink, error)
 	// publish records the run's files (the journal an interrupted run is
 	// undone by) and then makes them visible, never replacing anything.
-	publish(ctx context.Context, pool *pgxpool.Pool, run int64, files []pendingFile) error
-	// discard undoes a run that failed before it committed: what publish
-	// made visible is removed, and the run's staged files with it.
-	discard(ctx context.Context, pool *pgxpool.Pool, run int64, files []pendingFile)
+	publish(ctx context.Context, run int64, files []pendingFile) error
+	// discard undoes a run that failed before it committed (its writers
+	// have dropped their files): what publish made visible is removed, and
+	// what the run staged with it.
+	discard(ctx context.Context, run int64)
 	// writeManifest writes the run's manifest and sets res.Manifest.
 	writeManifest(ctx context.Context, res *Result) error
 	// finish drops what a committed run kept for recovery.
-	finish(ctx context.Context, pool *pgxpool.Pool, run int64)
+	finish(ctx context.Context, run int64)
 	close()
 }
 

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	gosync "sync"
@@ -52,7 +54,6 @@ type prefix struct {
 	client     *s3.Client
 	outputID   string
 	pool       *pgxpool.Pool
-	completed  []string // keys this process completed for the current run
 }
 
 // Metadata keys on every object a run writes: they say which output and
@@ -64,7 +65,7 @@ const (
 
 // partSize is the size of each uploaded part but the last (S3's minimum
 // is 5 MiB); partsInFlight parts upload while the next one fills.
-var (
+const (
 	partSize      = 8 << 20
 	partsInFlight = 2
 )
@@ -158,14 +159,23 @@ func (p *prefix) createMarker(ctx context.Context, b []byte, _ marker) error {
 }
 
 // putIfAbsent writes body at key unless an object is there (then it
-// returns false): a conditional put (If-None-Match: *), or, on a store that
-// does not implement conditional writes, a check and a plain put.
+// returns false).
 func (p *prefix) putIfAbsent(ctx context.Context, key string, body []byte, contentType string) (bool, error) {
-	err := p.bucket.WriteAll(ctx, key, body, &blob.WriterOptions{ContentType: contentType, IfNotExist: true})
+	return p.ifAbsent(ctx, key, func(conditional bool) error {
+		return p.bucket.WriteAll(ctx, key, body, &blob.WriterOptions{ContentType: contentType, IfNotExist: conditional})
+	})
+}
+
+// ifAbsent runs write, which creates the object at key, only if no object
+// is there, and says whether it did: conditionally (If-None-Match: *), or,
+// on a store that does not implement conditional writes, after checking
+// that the key is free.
+func (p *prefix) ifAbsent(ctx context.Context, key string, write func(conditional bool) error) (bool, error) {
+	err := write(true)
 	switch {
 	case err == nil:
 		return true, nil
-	case gcerrors.Code(err) == gcerrors.FailedPrecondition:
+	case preconditionFailed(err):
 		return false, nil
 	case !conditionalUnsupported(err):
 		return false, err
@@ -173,7 +183,13 @@ func (p *prefix) putIfAbsent(ctx context.Context, key string, body []byte, conte
 	if ok, err := p.bucket.Exists(ctx, key); err != nil || ok {
 		return false, err
 	}
-	return true, p.bucket.WriteAll(ctx, key, body, &blob.WriterOptions{ContentType: contentType})
+	return true, write(false)
+}
+
+// preconditionFailed says whether a conditional write found the key taken.
+func preconditionFailed(err error) bool {
+	var api smithy.APIError
+	return gcerrors.Code(err) == gcerrors.FailedPrecondition || (errors.As(err, &api) && api.ErrorCode() == "PreconditionFailed")
 }
 
 // conditionalUnsupported says whether a store answered a conditional write
@@ -210,11 +226,11 @@ func (p *prefix) writeManifest(ctx context.Context, res *Result) error {
 	return nil
 }
 
-// create records the upload in the journal, then starts it.
+// create records the upload in the journal, starts it, and records its id.
 func (p *prefix) create(ctx context.Context, run int64, rel string) (fileSink, error) {
 	key := p.root + rel
 	if _, err := p.pool.Exec(ctx, `INSERT INTO export_uploads (output_id, run_id, key) VALUES ($1, $2, $3)
-		ON CONFLICT (output_id, key) DO UPDATE SET run_id = EXCLUDED.run_id, upload_id = NULL, bytes = NULL, sha256 = NULL`,
+		ON CONFLICT (output_id, key) DO UPDATE SET run_id = EXCLUDED.run_id, upload_id = NULL, bytes = NULL`,
 		p.outputID, run, key); err != nil {
 		return nil, fmt.Errorf("export: recording the upload of %s: %w", key, err)
 	}
@@ -228,21 +244,23 @@ func (p *prefix) create(ctx context.Context, run int64, rel string) (fileSink, e
 	if err != nil {
 		return nil, fmt.Errorf("export: starting the upload of s3://%s/%s: %w", p.bucketName, key, p.explain(err))
 	}
+	mf := &multipartFile{ctx: ctx, p: p, key: key, uploadID: *out.UploadId, buf: getPart()}
 	if _, err := p.pool.Exec(ctx, `UPDATE export_uploads SET upload_id = $3 WHERE output_id = $1 AND key = $2`,
-		p.outputID, key, *out.UploadId); err != nil {
+		p.outputID, key, mf.uploadID); err != nil {
+		mf.abort()
 		return nil, fmt.Errorf("export: recording the upload of %s: %w", key, err)
 	}
-	return &multipartFile{ctx: ctx, p: p, key: key, uploadID: *out.UploadId, buf: getPart()}, nil
+	return mf, nil
 }
 
-// publish records each file's size and SHA-256 in the journal, then
-// completes every upload. A key already taken is never replaced: the
-// completion is conditional, and an object found there stops the run.
-func (p *prefix) publish(ctx context.Context, pool *pgxpool.Pool, run int64, files []pendingFile) error {
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+// publish records each file's size in the journal, then completes every
+// upload. A key already taken is never replaced: each completion is
+// conditional, and an object found there stops the run.
+func (p *prefix) publish(ctx context.Context, run int64, files []pendingFile) error {
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		for _, f := range files {
-			if _, err := tx.Exec(ctx, `UPDATE export_uploads SET bytes = $3, sha256 = $4 WHERE output_id = $1 AND key = $2`,
-				p.outputID, p.root+f.rel, f.info.Bytes, f.info.SHA256); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE export_uploads SET bytes = $3 WHERE output_id = $1 AND key = $2`,
+				p.outputID, p.root+f.rel, f.info.Bytes); err != nil {
 				return err
 			}
 		}
@@ -253,124 +271,126 @@ func (p *prefix) publish(ctx context.Context, pool *pgxpool.Pool, run int64, fil
 	}
 	for _, f := range files {
 		mf := f.sink.(*multipartFile)
-		if ok, err := p.bucket.Exists(ctx, mf.key); err != nil || ok {
-			if err == nil {
-				err = fmt.Errorf("export: s3://%s/%s already exists and adsync did not write it in this run; it is left as it is", p.bucketName, mf.key)
+		done, err := p.ifAbsent(ctx, mf.key, func(conditional bool) error {
+			in := &s3.CompleteMultipartUploadInput{Bucket: &p.bucketName, Key: &mf.key, UploadId: &mf.uploadID,
+				MultipartUpload: &types.CompletedMultipartUpload{Parts: mf.parts}}
+			if conditional {
+				in.IfNoneMatch = aws.String("*")
 			}
-			return p.explain(err)
-		}
-		in := &s3.CompleteMultipartUploadInput{
-			Bucket:          &p.bucketName,
-			Key:             &mf.key,
-			UploadId:        &mf.uploadID,
-			MultipartUpload: &types.CompletedMultipartUpload{Parts: mf.parts},
-			IfNoneMatch:     aws.String("*"),
-		}
-		_, err := p.client.CompleteMultipartUpload(ctx, in)
-		if conditionalUnsupported(err) {
-			in.IfNoneMatch = nil // the key was free a moment ago
-			_, err = p.client.CompleteMultipartUpload(ctx, in)
-		}
-		var api smithy.APIError
-		if errors.As(err, &api) && api.ErrorCode() == "PreconditionFailed" {
-			return fmt.Errorf("export: s3://%s/%s appeared while the run was completing it and adsync did not write it; it is left as it is", p.bucketName, mf.key)
-		}
+			_, err := p.client.CompleteMultipartUpload(ctx, in)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("export: completing s3://%s/%s: %w", p.bucketName, mf.key, p.explain(err))
 		}
-		p.completed = append(p.completed, mf.key)
+		if !done {
+			return fmt.Errorf("export: s3://%s/%s already exists and adsync did not write it in this run; it is left as it is", p.bucketName, mf.key)
+		}
 	}
 	return nil
 }
 
-// discard removes the objects this process completed for run a moment ago,
-// aborts the run's other uploads and drops its journal.
-func (p *prefix) discard(ctx context.Context, pool *pgxpool.Pool, run int64, files []pendingFile) {
-	for _, key := range p.completed {
-		_ = p.bucket.Delete(ctx, key)
+// discard undoes a run that failed in this process, from its journal as
+// recovery would: uploads aborted, completed objects removed. The journal
+// stays when that fails, for the next run to finish the job.
+func (p *prefix) discard(ctx context.Context, run int64) {
+	j, err := p.journal(ctx, &run)
+	if err == nil && p.undo(ctx, run, j[run]) == nil {
+		p.finish(ctx, run)
 	}
-	p.completed = nil
-	for _, f := range files {
-		f.sink.abort()
-	}
-	_, _ = pool.Exec(ctx, `DELETE FROM export_uploads WHERE output_id = $1 AND run_id = $2`, p.outputID, run)
 }
 
-func (p *prefix) finish(ctx context.Context, pool *pgxpool.Pool, run int64) {
-	p.completed = nil
-	_, _ = pool.Exec(ctx, `DELETE FROM export_uploads WHERE output_id = $1 AND run_id = $2`, p.outputID, run)
+func (p *prefix) finish(ctx context.Context, run int64) {
+	_, _ = p.pool.Exec(ctx, `DELETE FROM export_uploads WHERE output_id = $1 AND run_id = $2`, p.outputID, run)
+}
+
+// upload is a journaled upload: its key, its id once the store gave one,
+// and the file's size once the run published it.
+type upload struct {
+	key   string
+	id    *string
+	bytes *int64
+}
+
+// journal reads the journaled uploads of run (of every run when nil), by
+// run.
+func (p *prefix) journal(ctx context.Context, run *int64) (map[int64][]upload, error) {
+	rows, err := p.pool.Query(ctx, `SELECT run_id, key, upload_id, bytes FROM export_uploads
+		WHERE output_id = $1 AND ($2::bigint IS NULL OR run_id = $2) ORDER BY run_id, key`, p.outputID, run)
+	if err != nil {
+		return nil, err
+	}
+	byRun := map[int64][]upload{}
+	var r int64
+	var u upload
+	_, err = pgx.ForEachRow(rows, []any{&r, &u.key, &u.id, &u.bytes}, func() error {
+		byRun[r] = append(byRun[r], u)
+		return nil
+	})
+	return byRun, err
 }
 
 // recover finishes or undoes the runs the journal still holds. A committed
 // run gets its manifest (written again if the run stopped before it); a run
-// that did not commit has its uploads aborted and every object it completed
-// removed, each only if the object's metadata names this output and that
-// run and its size is the one journaled.
-func (p *prefix) recover(ctx context.Context, pool *pgxpool.Pool) error {
-	rows, err := pool.Query(ctx, `SELECT run_id, key, bytes FROM export_uploads WHERE output_id = $1 ORDER BY run_id, key`, p.outputID)
+// that did not commit is undone.
+func (p *prefix) recover(ctx context.Context) error {
+	j, err := p.journal(ctx, nil)
 	if err != nil {
 		return err
 	}
-	type upload struct {
-		key   string
-		bytes *int64
-	}
-	byRun := map[int64][]upload{}
-	var runs []int64
-	for rows.Next() {
-		var run int64
-		var u upload
-		if err := rows.Scan(&run, &u.key, &u.bytes); err != nil {
-			rows.Close()
-			return err
-		}
-		if _, ok := byRun[run]; !ok {
-			runs = append(runs, run)
-		}
-		byRun[run] = append(byRun[run], u)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
+	runs := slices.Sorted(maps.Keys(j))
 	for _, run := range runs {
-		undo := func() error {
-			for _, u := range byRun[run] {
-				if err := p.abortUploads(ctx, u.key); err != nil {
-					return err
-				}
-				if err := p.removeIfWritten(ctx, u.key, run, u.bytes); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if err := settle(ctx, pool, p, run, undo, "interrupted; its uploads were aborted and its objects removed by the next export"); err != nil {
+		if err := settle(ctx, p.pool, p, run, func() error { return p.undo(ctx, run, j[run]) },
+			"interrupted; its uploads were aborted and its objects removed by the next export"); err != nil {
 			return err
 		}
-		p.finish(ctx, pool, run)
+		p.finish(ctx, run)
 	}
 	return nil
 }
 
-// abortUploads aborts every multipart upload in progress for exactly key
-// (a run that died between starting an upload and journaling its id left
-// one only the listing finds).
-func (p *prefix) abortUploads(ctx context.Context, key string) error {
-	pg := s3.NewListMultipartUploadsPaginator(p.client, &s3.ListMultipartUploadsInput{Bucket: &p.bucketName, Prefix: &key})
+// undo aborts run's uploads and removes every object it completed, each
+// only if the object's metadata names this output and that run and its
+// size is the one journaled. Other uploads and objects under the prefix are
+// never touched.
+func (p *prefix) undo(ctx context.Context, run int64, uploads []upload) error {
+	for _, u := range uploads {
+		if err := p.abortUpload(ctx, u); err != nil {
+			return err
+		}
+		if err := p.removeIfWritten(ctx, u.key, run, u.bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abortUpload aborts a journaled upload by its id. One whose id was never
+// journaled (the run died between starting it and recording it) is found
+// by listing the uploads at exactly its key, a key only that run writes.
+func (p *prefix) abortUpload(ctx context.Context, u upload) error {
+	abort := func(id *string) error {
+		_, err := p.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &p.bucketName, Key: &u.key, UploadId: id})
+		var nsu *types.NoSuchUpload
+		if err != nil && !errors.As(err, &nsu) {
+			return fmt.Errorf("export: aborting the upload of s3://%s/%s: %w", p.bucketName, u.key, p.explain(err))
+		}
+		return nil
+	}
+	if u.id != nil {
+		return abort(u.id)
+	}
+	pg := s3.NewListMultipartUploadsPaginator(p.client, &s3.ListMultipartUploadsInput{Bucket: &p.bucketName, Prefix: &u.key})
 	for pg.HasMorePages() {
 		page, err := pg.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("export: listing the uploads of s3://%s/%s: %w", p.bucketName, key, p.explain(err))
+			return fmt.Errorf("export: listing the uploads of s3://%s/%s: %w", p.bucketName, u.key, p.explain(err))
 		}
-		for _, u := range page.Uploads {
-			if aws.ToString(u.Key) != key {
-				continue
-			}
-			_, err := p.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &p.bucketName, Key: &key, UploadId: u.UploadId})
-			var nsu *types.NoSuchUpload
-			if err != nil && !errors.As(err, &nsu) {
-				return fmt.Errorf("export: aborting the upload of s3://%s/%s: %w", p.bucketName, key, p.explain(err))
+		for _, up := range page.Uploads {
+			if aws.ToString(up.Key) == u.key {
+				if err := abort(up.UploadId); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -81,6 +81,10 @@ func TestS3ExportListsEveryObjectWithItsSizeAndSHA256AndDuckDBReadsThem(t *testi
 	require.Contains(t, keys, markerName)
 	require.Contains(t, keys, "_manifests/run-"+itoa(res.RunID)+".json")
 	require.Len(t, keys, 5, "the marker, the manifest and the parts; nothing else")
+	for _, o := range srv.List(t, srv.Bucket, "exports/ads/test_items/") {
+		require.Equal(t, map[string]string{"adsync-output": res.OutputID, "adsync-run": itoa(res.RunID)}, o.Metadata,
+			"each object names the output and run that wrote it")
+	}
 	require.Empty(t, srv.Uploads(t, srv.Bucket, "exports/"), "no multipart upload is left in progress")
 
 	dir := t.TempDir()
@@ -164,11 +168,13 @@ func TestS3RunThatFailsOrDiesBeforePublishingLeavesNothingVisibleAndTheNextAbort
 	require.ErrorIs(t, err, errHalted)
 	require.Empty(t, parquetKeys(s3Keys(t, srv, srv.Bucket, "p")), "a reader listing the prefix sees nothing of the dead run")
 	require.Len(t, srv.Uploads(t, srv.Bucket, "p/"), 5, "its five uploads wait, not completed")
+	// Another client's upload in progress under the prefix.
+	theirs := srv.StartUpload(t, srv.Bucket, "p/test_items/theirs.parquet")
 
 	res, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20})
 	require.NoError(t, err)
 	require.EqualValues(t, 100, res.Tables[0].Rows, "the next run exports what the dead one did not commit")
-	require.Empty(t, srv.Uploads(t, srv.Bucket, "p/"), "and aborted its uploads")
+	require.Equal(t, []s3test.Upload{theirs}, srv.Uploads(t, srv.Bucket, "p/"), "it aborted the dead run's uploads, and only those")
 	require.Len(t, parquetKeys(s3Keys(t, srv, srv.Bucket, "p")), 5)
 	requireOutcome(t, pool, res.RunID-1, "failed")
 }

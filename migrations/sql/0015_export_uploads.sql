@@ -10,7 +10,6 @@ CREATE TABLE export_uploads (
     key        text        NOT NULL,
     upload_id  text,
     bytes      bigint,
-    sha256     text,
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (output_id, key)
 );
