@@ -3,7 +3,6 @@ package adsynccmd
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -48,18 +47,11 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			args := jobs.StatsArgs{AccountIDs: splitList(accounts), Entities: splitList(entities),
 				Granularity: strings.ToUpper(gran), Segmentation: segmentation, Start: start, End: end, Full: full, Trigger: "manual"}
-			if _, err := args.Request(); err != nil {
-				return usageError("stats sync: %v", err)
+			req, err := args.Request()
+			if err == nil {
+				_, err = a.cfg.Stats.Settings().For(req)
 			}
-			set := a.cfg.Stats.Settings()
-			set.Entities = slices.Concat(set.Entities, args.Entities)
-			if args.Granularity != "" {
-				set.Granularity = args.Granularity
-			}
-			if args.Segmentation != "" {
-				set.Segmentations = []string{args.Segmentation}
-			}
-			if _, err := set.Normalize(); err != nil {
+			if err != nil {
 				return usageError("stats sync: %v", err)
 			}
 			return a.statsSync(cmd.Context(), args, wait)

@@ -25,7 +25,7 @@ func init() {
 	cols = append(cols, Column{Name: "fetched_at", Kind: Timestamp}, Column{Name: "job_id", Kind: String})
 	register(Table{
 		Name: "ad_stats", From: "ad_stats", ChangedAt: "fetched_at",
-		OrderBy: "account_id, entity_type, entity_id, placement, granularity, segment_type, segment_value, bucket_date",
+		OrderBy: "account_id, entity_type, entity_id, placement, granularity, segment_type, segment_value, bucket_date, bucket_start",
 		Key: []string{"account_id", "entity_type", "entity_id", "placement", "granularity", "segment_type", "segment_value",
 			"bucket_date", "bucket_start"},
 		Columns: cols,

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -130,10 +129,7 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 		return endRun(ctx, w.deps, job.JobRow, runID, rep, nil)
 	}
 	reason := fmt.Sprintf("%d requests kept failing; missing: %s", len(missing), strings.Join(missing, "; "))
-	if _, err := store.EndRunAt(ctx, w.deps.Pool, runID, store.RunPartial, rep, reason); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return err
-	}
-	return nil
+	return store.EndRun(ctx, w.deps.Pool, runID, store.RunPartial, rep, reason)
 }
 
 func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64, resume stats.Report) (stats.Report, error) {
@@ -142,13 +138,7 @@ func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64, res
 		return stats.Report{}, river.JobCancel(err)
 	}
 	req.Resume = resume
-	set := w.deps.Stats
-	set.Entities = slices.Concat(set.Entities, args.Entities)
-	set.Granularity = cmp.Or(args.Granularity, set.Granularity)
-	if args.Segmentation != "" {
-		set.Segmentations = []string{args.Segmentation}
-	}
-	if _, err := set.Normalize(); err != nil {
+	if _, err := w.deps.Stats.For(req); err != nil {
 		return stats.Report{}, river.JobCancel(err)
 	}
 	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats, RunID: runID,

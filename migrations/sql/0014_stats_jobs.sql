@@ -9,7 +9,7 @@
 --   creating  a POST may be in flight or done without its id recorded
 --   waiting   service_job_id is the job; poll it, then download and store
 --   stored    its rows are in ad_stats (same transaction as this state)
---   failed    FAILED max_attempts times: its ids and days are missing
+--   failed    FAILED MaxJobFailures (3) times: its ids and days are missing
 CREATE TABLE stats_jobs (
     id             bigserial   PRIMARY KEY,
     run_id         bigint      NOT NULL,

@@ -64,7 +64,6 @@ type jobRow struct {
 	state        string
 	serviceJobID string
 	intentAt     *time.Time
-	createdAt    time.Time
 	failures     int
 }
 
@@ -72,8 +71,8 @@ func loadJob(ctx context.Context, pool *pgxpool.Pool, id int64) (jobRow, error) 
 	r := jobRow{id: id}
 	var raw []byte
 	var sj *string
-	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, created_at, failures FROM stats_jobs WHERE id = $1`, id).
-		Scan(&raw, &r.state, &sj, &r.intentAt, &r.createdAt, &r.failures)
+	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, failures FROM stats_jobs WHERE id = $1`, id).
+		Scan(&raw, &r.state, &sj, &r.intentAt, &r.failures)
 	if err != nil {
 		return r, fmt.Errorf("stats job %d: %w", id, err)
 	}
@@ -148,7 +147,6 @@ func (r *Runner) Advance(ctx context.Context, id int64) (Step, error) {
 			if !ok {
 				return Step{Wait: tooManyJobs}, nil
 			}
-			resumed = false
 		case StateCreating:
 			if resumed && j.intentAt != nil {
 				found, err := r.adopt(ctx, j)
@@ -196,7 +194,7 @@ func (r *Runner) adopt(ctx context.Context, j jobRow) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v := j.q.values(r.clock())
+	v := j.q.values(*j.intentAt) // the offset in force when the job was asked for
 	for _, sj := range jobs {
 		created, err := time.Parse(time.RFC3339, sj.CreatedAt)
 		if err != nil || created.Before(j.intentAt.Add(-adoptSkew)) || sj.Status == JobFailed {

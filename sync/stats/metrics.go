@@ -1,7 +1,5 @@
 package stats
 
-import "slices"
-
 // Metric groups (spec analytics.md, Common parameters).
 const (
 	GroupEngagement = "ENGAGEMENT"
@@ -107,5 +105,18 @@ func ColumnNames() []string {
 // columnIndex finds a metric's column (member "" for a scalar); -1 when
 // unknown (a metric the service added since: kept in raw only).
 func columnIndex(metric, member string) int {
-	return slices.IndexFunc(Columns, func(c Column) bool { return c.Metric == metric && c.Member == member })
+	if i, ok := columnAt[[2]string{metric, member}]; ok {
+		return i
+	}
+	return -1
 }
+
+// columnAt indexes Columns by metric and member (Decode looks up every
+// metric of every answer).
+var columnAt = func() map[[2]string]int {
+	m := make(map[[2]string]int, len(Columns))
+	for i, c := range Columns {
+		m[[2]string{c.Metric, c.Member}] = i
+	}
+	return m
+}()

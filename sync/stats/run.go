@@ -56,6 +56,21 @@ type Request struct {
 	Resume Report
 }
 
+// For is s with req's overrides applied, normalized: the settings a run of
+// req uses (and the check of its flags before it is queued).
+func (s Settings) For(req Request) (Settings, error) {
+	if len(req.Entities) > 0 {
+		s.Entities = req.Entities
+	}
+	if req.Granularity != "" {
+		s.Granularity = req.Granularity
+	}
+	if req.Segmentation != "" {
+		s.Segmentations = []string{req.Segmentation}
+	}
+	return s.Normalize()
+}
+
 // ErrSegmentedNeedsJobs is a segmented pull without asynchronous jobs (the
 // synchronous endpoint takes no segmentation).
 var ErrSegmentedNeedsJobs = errors.New("stats: segmented requests go through asynchronous jobs, which this runner has not got")
@@ -99,18 +114,8 @@ func (r *Runner) clock() time.Time {
 // the checkpoint as Request.Resume goes on from the first account not done
 // (re-pulling an account replaces, so never double counts).
 func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
-	set := r.Settings
-	if len(req.Entities) > 0 {
-		set.Entities = req.Entities
-	}
-	if req.Granularity != "" {
-		set.Granularity = req.Granularity
-	}
-	unsegmented := true
-	if req.Segmentation != "" {
-		set.Segmentations, unsegmented = []string{req.Segmentation}, false
-	}
-	set, err := set.Normalize()
+	unsegmented := req.Segmentation == ""
+	set, err := r.Settings.For(req)
 	if err != nil {
 		return Report{}, err
 	}

@@ -3,6 +3,7 @@ package stats_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,6 +121,18 @@ func TestStoredDailyTotalsEqualTheFakesOverTheLookback(t *testing.T) {
 	require.NoError(t, err)
 	require.Positive(t, rep.Rows)
 	b.requireTruth(t, func(a stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) })
+	// Buckets where every metric is zero or null are not stored (the totals
+	// above cannot tell: they sum to zero either way), and a metric the
+	// answer leaves null stays NULL rather than 0.
+	var empty, nulls int
+	allZero := make([]string, 0, len(stats.ColumnNames()))
+	for _, c := range stats.ColumnNames() {
+		allZero = append(allZero, "coalesce("+c+", 0) = 0")
+	}
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM ad_stats WHERE `+strings.Join(allZero, " AND ")).Scan(&empty))
+	require.Zero(t, empty, "no stored bucket is all zeros and nulls")
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM ad_stats WHERE impressions IS NOT NULL AND video_views_100 IS NULL`).Scan(&nulls))
+	require.Positive(t, nulls, "metrics absent from an answer are NULL")
 
 	// A second run replaces: nothing is counted twice.
 	rep2, err := b.runner.Run(context.Background(), stats.Request{})
