@@ -3,6 +3,7 @@ package ads
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -25,6 +26,11 @@ func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
 func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) ([]any, bool) {
 	*scratch = topMembers((*scratch)[:0], raw)
 	top := *scratch
+	// Canonical keys are sorted by their decoded bytes, so the encoded keys
+	// are in the same order, and a binary search finds a field (plain ASCII,
+	// its own encoded key), unless a key holds an escape ("\u2028", "<"
+	// as "\u003c"...): an escape sorts as its backslash, so then a scan.
+	escaped := slices.ContainsFunc(top, func(m topMember) bool { return bytes.IndexByte(m.key, '\\') >= 0 })
 	out := make([]any, len(e.Columns))
 	for i, col := range e.Columns {
 		if col.FromParent {
@@ -35,10 +41,13 @@ func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) (
 		if f == "" {
 			f = col.Name
 		}
-		// Canonical keys are sorted, and a field name (plain ASCII, nothing
-		// to escape) is its encoded key.
-		j := sort.Search(len(top), func(j int) bool { return string(top[j].key) >= f })
-		if j == len(top) || string(top[j].key) != f {
+		var j int
+		if escaped {
+			j = slices.IndexFunc(top, func(m topMember) bool { return string(m.key) == f })
+		} else if j = sort.Search(len(top), func(j int) bool { return string(top[j].key) >= f }); j == len(top) || string(top[j].key) != f {
+			j = -1
+		}
+		if j < 0 {
 			continue // a missing field is NULL whatever the type
 		}
 		v, ok := typedValue(col.Type, raw[top[j].start:top[j].end])

@@ -50,6 +50,8 @@ func TestTypedColumnsFromGoEqualTheMergesSQL(t *testing.T) {
 		{"accounts", "", `{"id":"a1","name":"A","timezone_switch_at":"2026-01-01T00:00:00-05:30","approval_status":"ACCEPTED"}`, true},
 		{"content_categories", "", `{"id":"cc1","publishers_in_last_thirty_days":9223372036854775807,"iab_categories":["IAB1"]}`, true},
 		{"content_categories", "", `{"id":"cc2","publishers_in_last_thirty_days":9223372036854775808}`, false},
+		// Keys whose escapes sort apart from their decoded bytes.
+		{"campaigns", "", `{"id":"c8","name":"n","<":9,"\u2028":9,"aZ":1,"a<":2}`, true},
 	}
 	row := func(e *Entity, r *store.StagedRecord) string {
 		q := `SELECT (to_jsonb(t) - 'first_seen_at' - 'last_synced_at')::text FROM ` + e.Name + ` t WHERE id = $1`
