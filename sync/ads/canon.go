@@ -44,7 +44,6 @@ type canonicalizer struct {
 	// The top-level fields of the record last canonicalized.
 	keyField  string
 	id        string
-	hasID     bool
 	createdAt string
 	updatedAt string
 	deleted   bool
@@ -63,7 +62,7 @@ var errNotObject = errors.New("a record is not a JSON object")
 // The result aliases the canonicalizer's buffer until the next call.
 func (c *canonicalizer) canonical(raw []byte, keyField string) ([]byte, error) {
 	c.out, c.members, c.depth = c.out[:0], c.members[:0], 0
-	c.keyField, c.id, c.hasID, c.createdAt, c.updatedAt, c.deleted = keyField, "", false, "", "", false
+	c.keyField, c.id, c.createdAt, c.updatedAt, c.deleted = keyField, "", "", "", false
 	i := skipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		// Valid JSON but not an object, or not valid JSON at all.
@@ -152,6 +151,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 			if key, next, err = c.decodeString(s, i); err != nil {
 				return 0, err
 			}
+			key = bytes.Clone(key) // outlives the next decode, which reuses the buffer
 			c.out = appendString(c.out, key)
 		}
 		c.out = append(c.out, ':')
@@ -214,7 +214,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 // canonical value (a later copy of a key overrides, as in a map).
 func (c *canonicalizer) noteTop(key, val []byte) {
 	if string(key) == c.keyField {
-		c.id, c.hasID = scalarJSON(val)
+		c.id, _ = scalarJSON(val)
 	}
 	switch string(key) {
 	case "created_at":
@@ -429,10 +429,10 @@ func (c *canonicalizer) decodeString(s []byte, i int) ([]byte, int, error) {
 		b := s[j]
 		switch {
 		case b == '"':
-			// The decoded string may be a key that must outlive the next
-			// decode: hand out a copy and keep the buffer.
+			// The buffer is reused by the next decode: a caller that keeps
+			// the string (a key) copies it.
 			c.str = out
-			return bytes.Clone(out), j + 1, nil
+			return out, j + 1, nil
 		case b == '\\':
 			if j+1 >= len(s) {
 				return nil, 0, errSyntax
@@ -516,17 +516,6 @@ func hex4(s []byte, i int) rune {
 
 const hexDigits = "0123456789abcdef"
 
-// htmlSafe marks the ASCII bytes json.Marshal writes as they are.
-var htmlSafe = func() (t [utf8.RuneSelf]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = true
-	}
-	for _, b := range `"\<>&` {
-		t[b] = false
-	}
-	return t
-}()
-
 // appendString encodes a decoded (valid UTF-8) string as json.Marshal does
 // with HTML escaping (its appendString, which the old canonical form used).
 func appendString(dst, src []byte) []byte {
@@ -534,7 +523,7 @@ func appendString(dst, src []byte) []byte {
 	start := 0
 	for i := 0; i < len(src); {
 		if b := src[i]; b < utf8.RuneSelf {
-			if htmlSafe[b] {
+			if plainByte[b] { // what json.Marshal writes as it is
 				i++
 				continue
 			}
