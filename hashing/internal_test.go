@@ -1,23 +1,9 @@
 package hashing
 
 import (
-	"encoding/hex"
 	"fmt"
 	"testing"
 )
-
-func TestAppendHexIsEncodingHex(t *testing.T) {
-	all := make([]byte, 256)
-	for i := range all {
-		all[i] = byte(i)
-	}
-	for _, b := range [][]byte{nil, {0}, {0xff, 0x0f}, all} {
-		prefix := []byte("x")
-		if got, want := string(appendHex(prefix, b)), "x"+hex.EncodeToString(b); got != want {
-			t.Fatalf("appendHex(%x) = %q, want %q", b, got, want)
-		}
-	}
-}
 
 // FuzzPlainEmailIsChecked checks appendEmail's one-pass path against the
 // checked rules: same output, same error, for any input.

@@ -2,8 +2,8 @@ package hashing
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -109,7 +109,7 @@ func (n *Normalizer) AppendHash(dst []byte, t Type, raw string) (out []byte, ski
 		return dst, false, err
 	}
 	sum := sha256.Sum256(b)
-	return appendHex(dst, sum[:]), false, nil
+	return hex.AppendEncode(dst, sum[:]), false, nil
 }
 
 // appendNormalized appends the normalized form of s (trimmed, not empty, not
@@ -449,27 +449,6 @@ func appendLowerASCII(dst []byte, s string) []byte {
 		if c >= 'A' && c <= 'Z' {
 			b[i] = c + 'a' - 'A'
 		}
-	}
-	return dst
-}
-
-// hexPairs holds the two lowercase hex digits of every byte.
-var hexPairs = func() (t [512]byte) {
-	const digits = "0123456789abcdef"
-	for i := range 256 {
-		t[2*i], t[2*i+1] = digits[i>>4], digits[i&0xf]
-	}
-	return t
-}()
-
-// appendHex appends the lowercase hex of b to dst (encoding/hex's output,
-// a byte pair at a time).
-func appendHex(dst, b []byte) []byte {
-	l := len(dst)
-	dst = slices.Grow(dst, 2*len(b))[:l+2*len(b)]
-	out := dst[l:]
-	for i, c := range b {
-		out[2*i], out[2*i+1] = hexPairs[2*int(c)], hexPairs[2*int(c)+1]
 	}
 	return dst
 }
