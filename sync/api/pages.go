@@ -106,7 +106,10 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 				return
 			}
 			decode := DecodeRawList
-			if lr.UncheckedRecords {
+			if _, raw := any((*T)(nil)).(*json.RawMessage); !raw || lr.UncheckedRecords {
+				// Records decoded into T are checked by that decode: only
+				// raw records are validated with the page, and only when
+				// asked.
 				decode = SplitRawList
 			}
 			env, err := decode(lr.Endpoint, resp.Body)

@@ -2,6 +2,9 @@ package api_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sort"
 	"testing"
@@ -212,4 +215,29 @@ func TestPGStoreForgetsReservationsOfADeadProcessAfterTheirTTL(t *testing.T) {
 	ok, _, err = s.Reserve(ctx, "GET /x", now.Add(1500*time.Millisecond), nil, time.Second)
 	require.NoError(t, err)
 	require.True(t, ok, "a probe nobody answered within its TTL no longer blocks")
+}
+
+// A page's records decoded into a type are checked by that decode (the page
+// is split without validating it first): a malformed record is an error
+// naming the endpoint, never a silently empty item.
+func TestAMalformedRecordDecodedIntoATypeIsAnError(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"data":[{"id":"a"},{"id":tru}],"next_cursor":null,"request":{}}`)
+	}))
+	t.Cleanup(srv.Close)
+	c := newClient(t, api.Config{APIURL: srv.URL, AdsURL: srv.URL, SandboxAdsURL: srv.URL,
+		Credentials: api.Credentials{ConsumerKey: "k", ConsumerSecret: "s"}, UserToken: &api.Token{Token: "t", Secret: "s"},
+		Timeout: 5 * time.Second, BackoffBase: time.Millisecond, BackoffMax: time.Millisecond})
+	var errs []error
+	for page, err := range api.Pages[record](context.Background(), c, campaigns("a1")) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		t.Fatalf("a page with a malformed record was decoded: %+v", page.Items)
+	}
+	require.Len(t, errs, 1)
+	require.ErrorContains(t, errs[0], "campaigns")
 }
