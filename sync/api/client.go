@@ -469,19 +469,21 @@ func (c *Client) observe(ctx context.Context, buckets []string, h http.Header, e
 		return user, account
 	}
 	gu, ga := user, account
-	if status >= 200 && status < 300 && gu == nil && ga == nil {
-		c.gov.markUnlimited(endpoint, c.gov.unlimited().Reset)
-	}
 	if status >= 200 && status < 300 {
 		// The service sends rate-limit headers with every answer of a
 		// rate-limited endpoint: a success without them says the bucket is
 		// not limited. Left as a probe, it would let one request at a time
 		// through (the others polling for the probe's answer).
+		rl := c.gov.unlimited()
+		if gu == nil && ga == nil {
+			c.gov.markUnlimited(endpoint, rl.Reset)
+		}
 		if gu == nil {
-			gu = c.gov.unlimited()
+			gu = rl
 		}
 		if ga == nil {
-			ga = c.gov.unlimited()
+			own := *rl // each bucket its own value
+			ga = &own
 		}
 	}
 	c.gov.Observe(ctx, buckets, gu, ga)
