@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adsync/adsync/sync/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -167,4 +168,10 @@ func TestStageTakesTheTopLevelFieldsAsTheMapDid(t *testing.T) {
 		var syn *json.SyntaxError
 		require.ErrorAs(t, err, &syn, bad)
 	}
+}
+
+// stage canonicalizes one record with a canonicalizer of its own.
+func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
+	var c canonicalizer
+	return c.stage(u, part, raw)
 }

@@ -9,20 +9,14 @@ import (
 	"time"
 )
 
-// typedValues computes the entity's typed columns of a record from its
+// typedValuesInto computes the entity's typed columns of a record from its
 // canonical form raw, as Column.expr computes them in SQL from raw (the
 // values alias raw). It reports ok=false when Go cannot be sure to compute
 // exactly what Postgres would (a float in a text column, a string in a
 // bigint one, a timestamp not in RFC 3339 with at most microseconds...):
 // such a record takes the merge, which computes them in SQL. Only new
-// records need it, so it is not done while staging.
-func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
-	var scratch []topMember
-	return typedValuesInto(e, part, raw, &scratch)
-}
-
-// typedValuesInto is typedValues listing the record's members in *scratch,
-// reused from record to record (a page's records need no list each).
+// records need it, so it is not done while staging. The record's members
+// are listed in *scratch, reused from record to record.
 func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) ([]any, bool) {
 	*scratch = topMembers((*scratch)[:0], raw)
 	top := *scratch

@@ -97,3 +97,9 @@ func TestTypedColumnsFromGoEqualTheMergesSQL(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// typedValues is typedValuesInto with a list of its own.
+func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
+	var scratch []topMember
+	return typedValuesInto(e, part, raw, &scratch)
+}

@@ -243,13 +243,8 @@ func (s *Syncer) checkpointDone(ctx context.Context, part string, cp Checkpoint)
 	})
 }
 
-// stage canonicalizes one record (see canonicalizer) and hashes it.
-func stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
-	var c canonicalizer
-	return c.stage(u, part, raw)
-}
-
-// stage is stage reusing c's buffers (one canonicalizer per page).
+// stage canonicalizes one record (see canonicalizer) and hashes it, reusing
+// c's buffers (one canonicalizer per page).
 func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
 	e := u.Entity
 	canon, err := c.canonical(raw, e.Key())
