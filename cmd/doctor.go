@@ -201,10 +201,15 @@ func (a *app) checkService(ctx context.Context, pool *pgxpool.Pool, dates *dateR
 		return []doctorCheck{svc, bearer}
 	}
 
-	if cfg.UserToken == nil {
+	switch {
+	case cfg.UserToken == nil && pool == nil && a.cfg.SecretKey != "":
+		// A token stored by adsync auth login is in the database, which
+		// failed its check: that, not the token, is what to fix.
+		svc.status, svc.found = checkSkip, "needs the database: a token stored by adsync auth login is kept there"
+	case cfg.UserToken == nil:
 		svc.status, svc.found = checkFail, "no user access token: signed calls cannot be made"
 		svc.todo = "run adsync auth login (stores a token; needs secret_key), or set ADSYNC_ACCESS_TOKEN and ADSYNC_ACCESS_SECRET"
-	} else {
+	default:
 		cctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 		resp, err := client.Do(cctx, &api.Request{Method: http.MethodGet, Base: api.BaseAds, Path: "/12/accounts",
 			Query: url.Values{"count": {"200"}}, Auth: api.AuthUser})
@@ -213,11 +218,16 @@ func (a *app) checkService(ctx context.Context, pool *pgxpool.Pool, dates *dateR
 			svc.status, svc.found, svc.todo = checkFail, err.Error(), a.serviceAdvice(err, "api.ads_url")
 		} else {
 			var page struct {
-				Data []json.RawMessage `json:"data"`
+				Data       []json.RawMessage `json:"data"`
+				NextCursor *string           `json:"next_cursor"`
 			}
 			_ = json.Unmarshal(resp.Body, &page)
+			reach := fmt.Sprintf("%d accounts", len(page.Data))
+			if page.NextCursor != nil {
+				reach = "at least " + reach + " (one page read)"
+			}
 			svc.status = checkOK
-			svc.found = fmt.Sprintf("%s answered a signed GET /12/accounts: these credentials reach %d accounts", cfg.AdsURL, len(page.Data))
+			svc.found = fmt.Sprintf("%s answered a signed GET /12/accounts: these credentials reach %s", cfg.AdsURL, reach)
 		}
 	}
 

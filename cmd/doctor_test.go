@@ -101,6 +101,20 @@ func TestDoctorNamesPendingMigrations(t *testing.T) {
 	require.Equal(t, "ok", doctorLine(t, r.stdout, "service"), "the service checks do without the database")
 }
 
+// Without a token in the configuration, the user's token is the one adsync
+// auth login stored in the database: with the database not migrated, the
+// service check waits for it instead of advising a login.
+func TestDoctorSkipsTheSignedCallWhenTheStoredTokenIsOutOfReach(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{})
+	r := run(t, "doctor", "--config", doctorConfig(t, b, t.TempDir()), "--database-url", localpg.NewDatabase(t))
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "database"))
+	require.Equal(t, "skip", doctorLine(t, r.stdout, "service"), r.stdout)
+	require.Contains(t, r.stdout, "a token stored by adsync auth login is kept there")
+	require.NotContains(t, r.stdout, "run adsync auth login")
+}
+
 func TestDoctorFailsOnClockSkewAndWarnsBeforeIt(t *testing.T) {
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})
