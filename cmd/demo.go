@@ -48,7 +48,7 @@ func (a *app) database(ctx context.Context) (string, error) {
 	if !demoDatabaseHere() {
 		return "", errNoDatabase
 	}
-	c, err := a.startLocalPostgres(ctx, nil)
+	c, err := a.startLocalPostgres(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -63,8 +63,8 @@ func (a *app) database(ctx context.Context) (string, error) {
 // startLocalPostgres starts (or attaches to) the local Postgres under
 // .adsync/, makes it this command's database and, when the command ends,
 // stops it if no other adsync command is using it and adsync started it.
-func (a *app) startLocalPostgres(ctx context.Context, logf func(string, ...any)) (*localpg.Cluster, error) {
-	c, err := localpg.Start(ctx, localpg.Options{Dir: demoPGDir, Persistent: true, Durable: true, Logf: logf})
+func (a *app) startLocalPostgres(ctx context.Context) (*localpg.Cluster, error) {
+	c, err := localpg.Start(ctx, localpg.Options{Dir: demoPGDir, Persistent: true, Durable: true})
 	if err != nil {
 		return nil, fmt.Errorf("starting the local Postgres: %w", err)
 	}

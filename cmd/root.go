@@ -87,12 +87,10 @@ func (a *app) load(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := jobs.ValidateSchedules(map[string]string{jobs.PipelineSync: cfg.Schedules.Sync,
-		jobs.PipelineInsights: cfg.Schedules.Insights, jobs.PipelinePosts: cfg.Schedules.Posts, jobs.PipelineStats: cfg.Schedules.Stats,
-		jobs.PipelineExport: cfg.Schedules.Export}); err != nil {
+	a.cfg = cfg
+	if err := jobs.ValidateSchedules(a.schedules()); err != nil {
 		return err
 	}
-	a.cfg = cfg
 	log, err := logging.New(a.stderr, cfg.LogLevel)
 	if err != nil {
 		return err

@@ -233,7 +233,7 @@ func (a *app) demoEnvironment(ctx context.Context, mode runMode) error {
 		if !demoDatabaseHere() {
 			fmt.Fprintf(a.stdout, "creating a local Postgres in %s/ (once: it is kept between runs)\n", demoPGDir)
 		}
-		c, err := a.startLocalPostgres(ctx, nil)
+		c, err := a.startLocalPostgres(ctx)
 		if err != nil {
 			return err
 		}

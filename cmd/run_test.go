@@ -40,7 +40,7 @@ func TestRunWithDemoCompletesAPipelinePassEndToEndAgainstTheFakeInAConfiguredDat
 	require.Contains(t, r.stdout, "What to try next")
 	st := run(t, "status", "--database-url", db)
 	require.Equal(t, 0, st.code, st.stderr)
-	for _, p := range []string{"sync", "audience", "insights", "posts", "export"} {
+	for _, p := range []string{"sync", "audience", "insights", "posts", "stats", "export"} {
 		require.Regexp(t, `(?m)^\d+\s+`+p+`\s+run\s`, st.stdout, "each pipeline of the pass is recorded as triggered by run")
 	}
 
