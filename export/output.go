@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -111,6 +112,9 @@ func ParseOutput(out string) (string, error) {
 		if u.Query().Has("prefix") {
 			return "", &OutputError{fmt.Sprintf("export: output %s: give the prefix in the path (s3://BUCKET/PREFIX), not as ?prefix=", redactURL(u))}
 		}
+		if err := checkS3Query(u); err != nil {
+			return "", err
+		}
 		if u.Fragment != "" {
 			return "", &OutputError{fmt.Sprintf("export: output %s: a URL fragment (#...) is not allowed", redactURL(u))}
 		}
@@ -118,6 +122,30 @@ func ParseOutput(out string) (string, error) {
 	default:
 		return "", &OutputError{fmt.Sprintf("export: output scheme %q is not supported (supported: a local folder or file:///path, and s3://BUCKET/PREFIX for any S3-compatible store)", u.Scheme)}
 	}
+}
+
+// s3QueryParams are the query parameters gocloud.dev's s3blob reads (its
+// aws.V2ConfigFromURLParams and s3blob's own): none carries a secret.
+var s3QueryParams = []string{"region", "endpoint", "profile", "dualstack", "fips", "rate_limiter_capacity", "anonymous",
+	"role", "awssdk", "hostname_immutable", "request_checksum_calculation", "response_checksum_validation",
+	"ssetype", "kmskeyid", "accelerate", "use_path_style", "s3ForcePathStyle", "disable_https"}
+
+// checkS3Query refuses a query parameter s3blob does not read (a secret
+// such as aws_secret_access_key among them), naming the parameter and never
+// its value: the URL is kept with every run and job.
+func checkS3Query(u *url.URL) error {
+	for k := range u.Query() {
+		if slices.Contains(s3QueryParams, k) {
+			continue
+		}
+		lk := strings.ToLower(k)
+		if strings.Contains(lk, "secret") || strings.Contains(lk, "key") || strings.Contains(lk, "token") ||
+			strings.Contains(lk, "credential") || strings.Contains(lk, "signature") || strings.Contains(lk, "password") {
+			return &OutputError{fmt.Sprintf("export: output %s: query parameter %q is refused: credentials in the URL would be stored with every run; use the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...) or ~/.aws", redactURL(u), k)}
+		}
+		return &OutputError{fmt.Sprintf("export: output %s: unknown query parameter %q (known: %s)", redactURL(u), k, strings.Join(s3QueryParams, ", "))}
+	}
+	return nil
 }
 
 // OutputError is an output location adsync cannot use as written.

@@ -239,6 +239,9 @@ func TestS3OutputsAreCheckedBeforeAnythingIsOpened(t *testing.T) {
 		{"gs://bucket/p", `scheme "gs" is not supported`},
 		{"s3:///p", "no bucket"},
 		{"s3://bucket?prefix=p/", "give the prefix in the path"},
+		{"s3://bucket/p?region=eu-west-1&aws_secret_access_key=topsecret", `query parameter "aws_secret_access_key" is refused`},
+		{"s3://bucket/p?X-Amz-Credential=AKIAEXAMPLE", `query parameter "X-Amz-Credential" is refused`},
+		{"s3://bucket/p?endpoint=http://localhost:9000&colour=topsecret", `unknown query parameter "colour"`},
 	} {
 		_, err := ParseOutput(tc.out)
 		require.ErrorContains(t, err, tc.want, tc.out)
