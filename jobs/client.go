@@ -54,6 +54,9 @@ type Deps struct {
 	SyncPageSize int
 	// Stats are the configured analytics settings.
 	Stats stats.Settings
+	// Now is the clock that dates the analytics spans (nil: the real one);
+	// tests set it to a fake pinned to another date.
+	Now func() time.Time
 }
 
 // Options shape a River client.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
@@ -30,8 +31,15 @@ type workerBundle struct {
 // setupWorker starts a worker whose deps are changed by tweak first.
 func setupWorker(t *testing.T, tweak func(*jobs.Deps, *jobstest.Fake)) *workerBundle {
 	t.Helper()
+	return setupWorkerOn(t, nil, tweak)
+}
+
+// setupWorkerOn is setupWorker on a fake built with fakeTweak (its clock
+// pinned, say).
+func setupWorkerOn(t *testing.T, fakeTweak func(*fixtures.Options), tweak func(*jobs.Deps, *jobstest.Fake)) *workerBundle {
+	t.Helper()
 	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, nil)
+	fake := jobstest.NewFake(t, fakeTweak)
 	deps := fake.Deps(t, pool)
 	if tweak != nil {
 		tweak(deps, fake)

@@ -141,7 +141,7 @@ func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64, res
 	if _, err := w.deps.Stats.For(req); err != nil {
 		return stats.Report{}, river.JobCancel(err)
 	}
-	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats, RunID: runID,
+	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats, Now: w.deps.Now, RunID: runID,
 		Checkpoint: func(ctx context.Context, tx pgx.Tx, rep stats.Report) error {
 			return store.SetRun(ctx, tx, runID, store.RunRunning, rep, "")
 		},
@@ -189,7 +189,7 @@ type statsJobWorker struct {
 // sleeps). When River will not try again the row is given up, so its run
 // ends naming what is missing.
 func (w *statsJobWorker) Work(ctx context.Context, job *river.Job[StatsJobArgs]) error {
-	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats}
+	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats, Now: w.deps.Now}
 	step, err := r.Advance(ctx, job.Args.ID)
 	if err == nil {
 		if step.Done {

@@ -14,12 +14,14 @@ import (
 
 func TestStatsJobWaitsForItsAsyncJobsBySnoozingAndStoresTheFakesTotals(t *testing.T) {
 	t.Parallel()
-	b := setupWorker(t, nil)
+	now, err := fixtures.SuiteNow()
+	require.NoError(t, err)
+	b := setupWorkerOn(t, func(o *fixtures.Options) { o.Now = fixtures.RunningFrom(now) }, nil)
 	ctx := context.Background()
 	accts, err := stats.Accounts(ctx, b.deps.API, nil)
 	require.NoError(t, err)
 	a := accts[0]
-	from := a.LocalDate(time.Now()).AddDate(0, 0, -20)
+	from := a.LocalDate(now).AddDate(0, 0, -20)
 	ev := b.runJob(t, jobs.StatsArgs{AccountIDs: []string{a.ID}, Entities: []string{stats.EntityCampaign},
 		Start: from.Format(time.DateOnly)})
 	require.Equal(t, river.EventKindJobCompleted, ev.Kind)
@@ -32,7 +34,7 @@ func TestStatsJobWaitsForItsAsyncJobsBySnoozingAndStoresTheFakesTotals(t *testin
 	require.Equal(t, run.Report.Jobs, b.count(t, `SELECT count(*) FROM stats_jobs WHERE state = 'stored'`))
 
 	// Days before today: today's hours keep arriving while the test runs.
-	yesterday := a.LocalDate(time.Now()).AddDate(0, 0, -1)
+	yesterday := a.LocalDate(now).AddDate(0, 0, -1)
 	truth, err := b.fake.Srv.AnalyticsTruth(fixtures.AnalyticsTruthFilter{AccountID: a.ID, Entity: stats.EntityCampaign,
 		Start: from.Format(time.DateOnly), End: yesterday.Format(time.DateOnly)})
 	require.NoError(t, err)

@@ -62,8 +62,9 @@ func NewFake(t testing.TB, tweak func(*fixtures.Options)) *Fake {
 }
 
 // Config is a client configuration for the fake with the owner's
-// credentials, fast backoff, and the governor's and bearer cache's state in
-// pool (nil: in memory).
+// credentials, fast backoff, the fake's own clock (so a fake pinned to
+// another date still accepts the client's signatures), and the governor's
+// and bearer cache's state in pool (nil: in memory).
 func (f *Fake) Config(pool *pgxpool.Pool) api.Config {
 	o := f.Srv.Options()
 	cfg := api.Config{
@@ -71,6 +72,7 @@ func (f *Fake) Config(pool *pgxpool.Pool) api.Config {
 		Credentials: api.Credentials{ConsumerKey: o.ConsumerKey, ConsumerSecret: o.ConsumerSecret},
 		UserToken:   &api.Token{Token: o.OwnerToken, Secret: o.OwnerSecret},
 		Timeout:     10 * time.Second, BackoffBase: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
+		Now: f.Srv.Now,
 	}
 	if pool != nil {
 		cfg.Governor = api.NewGovernor(api.PGStore{Pool: pool})
@@ -92,7 +94,8 @@ func (f *Fake) Client(t testing.TB, pool *pgxpool.Pool) *api.Client {
 // Deps are worker dependencies on pool and the fake.
 func (f *Fake) Deps(t testing.TB, pool *pgxpool.Pool) *jobs.Deps {
 	t.Helper()
-	return &jobs.Deps{Pool: pool, API: f.Client(t, pool), Log: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)), SyncOverlap: time.Hour}
+	return &jobs.Deps{Pool: pool, API: f.Client(t, pool), Log: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)), SyncOverlap: time.Hour,
+		Now: f.Srv.Now}
 }
 
 // StartWorker starts a River client running every worker, stopped when the

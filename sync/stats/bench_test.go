@@ -22,7 +22,10 @@ import (
 //   - rows/s: stored rows per second of the whole pull (requests included),
 //     and as baseline Postgres copying the same rows (INSERT .. SELECT).
 func BenchmarkStats(b *testing.B) {
-	now := time.Now().UTC()
+	now, err := fixtures.SuiteNow()
+	if err != nil {
+		b.Fatal(err)
+	}
 	pool := jobstest.Pool(b, jobstest.MigratedDatabase(b))
 	fake := jobstest.NewFake(b, func(o *fixtures.Options) {
 		o.Now = func() time.Time { return now }
@@ -30,7 +33,7 @@ func BenchmarkStats(b *testing.B) {
 	})
 	client := fake.Client(b, pool)
 	ctx := context.Background()
-	r := &stats.Runner{Client: client, Pool: pool, Now: func() time.Time { return now }}
+	r := &stats.Runner{Client: client, Pool: pool, Now: fake.Srv.Now}
 	b.ResetTimer()
 	var rep stats.Report
 	var pull time.Duration

@@ -22,12 +22,22 @@ type testBundle struct {
 	now    time.Time
 }
 
-// setup serves a fake whose clock stands still at the test's start (so the
+// setup serves a fake whose clock stands still at fixtures.SuiteNow (so the
 // ground truth cannot move between a pull and the comparison; tests move it
-// with SetClockOffset).
+// with SetClockOffset). What these tests assert holds at any instant
+// ADSYNC_TEST_NOW names: the generator keeps it on every date
+// (fixtures' calendar walk).
 func setup(t *testing.T, tweak func(*fixtures.Options)) *testBundle {
 	t.Helper()
-	now := time.Now().UTC()
+	now, err := fixtures.SuiteNow()
+	require.NoError(t, err)
+	return setupAt(t, now, tweak)
+}
+
+// setupAt is setup with the clock pinned at now, for a test that needs a
+// date of its own (a daylight-saving change in the lookback).
+func setupAt(t *testing.T, now time.Time, tweak func(*fixtures.Options)) *testBundle {
+	t.Helper()
 	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
 	fake := jobstest.NewFake(t, func(o *fixtures.Options) {
 		o.Now = func() time.Time { return now }
@@ -36,8 +46,7 @@ func setup(t *testing.T, tweak func(*fixtures.Options)) *testBundle {
 		}
 	})
 	b := &testBundle{fake: fake, pool: pool, now: now}
-	b.runner = &stats.Runner{Client: fake.Client(t, pool), Pool: pool,
-		Now: func() time.Time { return b.now.Add(fake.Srv.ClockOffset()) }}
+	b.runner = &stats.Runner{Client: fake.Client(t, pool), Pool: pool, Now: fake.Srv.Now}
 	return b
 }
 
@@ -139,6 +148,27 @@ func TestStoredDailyTotalsEqualTheFakesOverTheLookback(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, rep.Rows, rep2.Rows)
 	b.requireTruth(t, func(a stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) })
+}
+
+func TestDaysAcrossADaylightSavingChangeEqualTheFakes(t *testing.T) {
+	t.Parallel()
+	// The generated accounts are in New York, Berlin (Los Angeles before
+	// their switch) and Tokyo; each instant puts a change of New York's or
+	// Berlin's offset inside the trailing 14 days, on the side of midnight
+	// where the requested midnight's offset differs from the day's.
+	for _, now := range []time.Time{
+		time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC), // New York springs forward on March 8
+		time.Date(2026, 4, 1, 22, 30, 0, 0, time.UTC), // Berlin springs forward on March 29
+		time.Date(2026, 11, 3, 3, 45, 0, 0, time.UTC), // Berlin falls back on October 25, New York on November 1
+	} {
+		t.Run(now.Format(time.DateOnly), func(t *testing.T) {
+			t.Parallel()
+			b := setupAt(t, now, nil)
+			_, err := b.runner.Run(context.Background(), stats.Request{})
+			require.NoError(t, err)
+			b.requireTruth(t, func(a stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) })
+		})
+	}
 }
 
 func TestDaysBeforeATimeZoneSwitchAreTheAccountsDaysOfThen(t *testing.T) {
