@@ -27,7 +27,12 @@ type testBundle struct {
 // with SetClockOffset).
 func setup(t *testing.T, tweak func(*fixtures.Options)) *testBundle {
 	t.Helper()
-	now := time.Now().UTC()
+	return setupAt(t, time.Now().UTC(), tweak)
+}
+
+// setupAt is setup with the fake's clock standing at now.
+func setupAt(t *testing.T, now time.Time, tweak func(*fixtures.Options)) *testBundle {
+	t.Helper()
 	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
 	fake := jobstest.NewFake(t, func(o *fixtures.Options) {
 		o.Now = func() time.Time { return now }
