@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/stats"
 	"github.com/stretchr/testify/require"
 )
@@ -258,6 +259,7 @@ func TestARerunRemovesRowsOfIdsNotActiveInItsSpan(t *testing.T) {
 func TestTheReportCountsTheJobsRequestsAnd429sApart(t *testing.T) {
 	t.Parallel()
 	b := fixedAsyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
+	b.useFakeClock(t)
 	a := b.firstAccount(t)
 	rep, ids := b.asyncRun(t, b.twentyDays(a))
 	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "**/stats/jobs/accounts/*", Method: "GET", Kind: fixtures.Fault429, Times: 1})
@@ -273,6 +275,24 @@ func TestTheReportCountsTheJobsRequestsAnd429sApart(t *testing.T) {
 	require.GreaterOrEqual(t, requests, 4*rep.Jobs)
 }
 
+// useFakeClock gives the runner a client that reads the fake's clock and
+// waits (for a rate-limit window, a backoff) by moving it, never sleeping.
+func (b *testBundle) useFakeClock(t *testing.T) {
+	t.Helper()
+	now := func() time.Time { return b.now.Add(b.fake.Srv.ClockOffset()) }
+	cfg := b.fake.Config(b.pool)
+	cfg.Now = now
+	cfg.Governor = api.NewGovernor(api.PGStore{Pool: b.pool})
+	cfg.Governor.Now = now
+	cfg.Governor.Sleep = func(_ context.Context, d time.Duration) error {
+		b.tick(max(d, 0))
+		return nil
+	}
+	c, err := api.NewClient(cfg)
+	require.NoError(t, err)
+	b.runner.Client = c
+}
+
 // jobCalls counts the requests the fake saw for jobs and their files.
 func (b *testBundle) jobCalls() int {
 	n := 0
@@ -282,4 +302,45 @@ func (b *testBundle) jobCalls() int {
 		}
 	}
 	return n
+}
+
+// The Date header and created_at have whole seconds: a job created by
+// someone else in the very second of the intent, before it, is not
+// adopted, and the fresh job of that same second is.
+func TestTheIntentsSecondKeepsAnOlderJobOutAndTheFreshOneIn(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []fixtures.FaultKind{fixtures.FaultReset, fixtures.FaultResetAfter} {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			b := setupAt(t, fixedNow.Add(200*time.Millisecond), func(o *fixtures.Options) {
+				o.Accounts = 1
+				o.StatsJobs = fixtures.StatsJobOptions{Delay: 2 * time.Second}
+				o.TimestampWindow = 24 * 365 * 10 * time.Hour
+			})
+			a := b.firstAccount(t)
+			_, ids := b.asyncRun(t, b.twentyDays(a))
+			var raw []byte
+			require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT query FROM stats_jobs WHERE id = $1`, ids[0]).Scan(&raw))
+			// Another tool asks for the same job, unrecorded by any row.
+			theirs, err := stats.CreateJob(context.Background(), b.runner.Client, stats.QueryFromJSON(t, raw), b.now)
+			require.NoError(t, err)
+			b.tick(300 * time.Millisecond) // the same second
+
+			b.loseNextPostAnswer(kind)
+			_, err = b.runner.Advance(context.Background(), ids[0])
+			require.Error(t, err)
+			jobs := b.serviceJobs(t, a.ID)
+			for _, sj := range jobs {
+				require.Equal(t, theirs.CreatedAt, sj.CreatedAt, "every job is of the intent's second")
+			}
+			_, err = b.runner.Advance(context.Background(), ids[0])
+			require.NoError(t, err)
+			mine := b.serviceJobOf(t, ids[0])
+			require.NotEqual(t, theirs.ID, mine, "the older job of the intent's second is not adopted")
+			if kind == fixtures.FaultResetAfter {
+				require.Equal(t, jobs[0].ID, mine, "the fresh job of the intent's second is adopted")
+				require.Len(t, b.serviceJobs(t, a.ID), 2, "and none created again")
+			}
+		})
+	}
 }
