@@ -96,8 +96,8 @@ func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) err
 		}
 		if run.Outcome != store.RunRunning {
 			r := run.Report
-			fmt.Fprintf(a.stdout, "accounts %d, account-days %d, active entities %d, requests %d (active entities %d), jobs %d, rows %d\n",
-				r.Accounts, r.AccountDays, r.Active, r.Requests, r.ActiveRequests, r.Jobs, r.Rows)
+			fmt.Fprintf(a.stdout, "accounts %d, account-days %d, active entities %d, requests %d (active entities %d, synchronous stats %d, asynchronous jobs %d), 429 answers %d, jobs %d, rows %d\n",
+				r.Accounts, r.AccountDays, r.Active, r.ActiveRequests+r.Requests+r.JobRequests, r.ActiveRequests, r.Requests, r.JobRequests, r.RateLimited, r.Jobs, r.Rows)
 			for _, m := range r.Missing {
 				fmt.Fprintf(a.stdout, "missing: %s\n", m)
 			}

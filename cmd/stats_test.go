@@ -12,7 +12,7 @@ func TestStatsSyncWaitPullsActiveEntitiesAndRecordsTheRun(t *testing.T) {
 	b := setupService(t, bundleOptions{ownerToken: true})
 	r := b.run(t, "stats", "sync", "--entities", "CAMPAIGN", "--wait")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Regexp(t, `accounts \d+, account-days \d+, active entities \d+, requests \d+ \(active entities \d+\), jobs \d+, rows [1-9]\d*\n`, r.stdout)
+	require.Regexp(t, `accounts \d+, account-days \d+, active entities \d+, requests \d+ \(active entities \d+, synchronous stats \d+, asynchronous jobs \d+\), 429 answers \d+, jobs \d+, rows [1-9]\d*\n`, r.stdout)
 	require.Contains(t, r.stdout, " succeeded\n")
 
 	var rows, entities int

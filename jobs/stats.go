@@ -125,6 +125,9 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 	}
 	rep.Rows += rows
 	rep.Missing = missing
+	if rep.JobRequests, rep.RateLimited, err = stats.JobsRequests(ctx, w.deps.Pool, runID); err != nil {
+		return err
+	}
 	if len(missing) == 0 {
 		return endRun(ctx, w.deps, job.JobRow, runID, rep, nil)
 	}

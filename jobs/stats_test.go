@@ -31,6 +31,7 @@ func TestStatsJobWaitsForItsAsyncJobsBySnoozingAndStoresTheFakesTotals(t *testin
 	require.Equal(t, "succeeded", run.Outcome, run.Error)
 	require.Positive(t, run.Report.Jobs, "a 21-day span goes through asynchronous jobs")
 	require.Positive(t, run.Report.Rows)
+	require.GreaterOrEqual(t, run.Report.JobRequests, 3*run.Report.Jobs, "each job's POST, listings and download are in the report")
 	require.Equal(t, run.Report.Jobs, b.count(t, `SELECT count(*) FROM stats_jobs WHERE state = 'stored'`))
 
 	// Days before today: today's hours keep arriving while the test runs.

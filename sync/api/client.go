@@ -224,6 +224,8 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	idempotent := req.Idempotent || req.Method == http.MethodGet || req.Method == http.MethodPut || req.Method == http.MethodDelete
 	reauthed, resigned := false, false
 	failures, waits := 0, 0
+	tally := TallyFrom(ctx)
+	tally.AddRequest()
 	for attempt := 1; ; attempt++ {
 		buckets, err := c.gov.Acquire(ctx, endpoint, req.AccountID)
 		if err != nil {
@@ -277,6 +279,9 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		case status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""):
 			at := c.retryAt(resp.Header, user, account)
 			reason := "rate limited (429)"
+			if status == http.StatusTooManyRequests {
+				tally.AddRateLimited()
+			}
 			if status == http.StatusServiceUnavailable {
 				reason = "service unavailable (503)"
 				if !idempotent {

@@ -173,9 +173,13 @@ func TestA429WaitsUntilTheResetAndRetries(t *testing.T) {
 	gov := api.NewGovernor(api.NewMemoryStore())
 	gov.Sleep = s.sleep
 	cfg.Governor = gov
-	resp, err := getPosts(context.Background(), newClient(t, cfg))
+	tally := &api.Tally{}
+	resp, err := getPosts(api.WithTally(context.Background(), tally), newClient(t, cfg))
 	require.NoError(t, err)
 	require.Equal(t, 2, resp.Attempts)
+	requests, limited := tally.Take()
+	require.Equal(t, 2, requests, "the bearer token's request and the posts' request: the retry after the 429 is not a request of its own")
+	require.Equal(t, 1, limited, "the 429 is counted apart")
 	require.NotEmpty(t, s.all())
 	require.Greater(t, s.all()[0], 500*time.Millisecond, "waited for the reset, not a blind retry")
 }

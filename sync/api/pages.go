@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // MaxIDsPerFilter is the most ids one *_ids filter takes.
@@ -66,6 +68,9 @@ type Page[T any] struct {
 	Raw        []json.RawMessage
 	NextCursor string
 	TotalCount *int64
+	// Date is the service's clock when it answered the page (its Date
+	// header, whole seconds), zero when the answer had none.
+	Date time.Time
 }
 
 // Pages iterates the pages of a list, following next_cursor. Save
@@ -118,6 +123,9 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 				return
 			}
 			page := &Page[T]{Raw: env.Data, TotalCount: env.TotalCount}
+			if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+				page.Date = d.UTC()
+			}
 			if env.NextCursor != nil {
 				page.NextCursor = *env.NextCursor
 			}

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
+	"github.com/adsync/adsync/sync/api"
+
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -64,15 +68,21 @@ type jobRow struct {
 	state        string
 	serviceJobID string
 	intentAt     *time.Time
-	failures     int
+	// intentServiceAt and intentSeen are the intent of the last POST (see
+	// adopt.go); intentServiceAt is nil while no POST can have been sent
+	// since the row's last reservation.
+	intentServiceAt *time.Time
+	intentSeen      []string
+	failures        int
 }
 
 func loadJob(ctx context.Context, pool *pgxpool.Pool, id int64) (jobRow, error) {
 	r := jobRow{id: id}
 	var raw []byte
 	var sj *string
-	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, failures FROM stats_jobs WHERE id = $1`, id).
-		Scan(&raw, &r.state, &sj, &r.intentAt, &r.failures)
+	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, intent_service_at, intent_seen_jobs, failures
+FROM stats_jobs WHERE id = $1`, id).
+		Scan(&raw, &r.state, &sj, &r.intentAt, &r.intentServiceAt, &r.intentSeen, &r.failures)
 	if err != nil {
 		return r, fmt.Errorf("stats job %d: %w", id, err)
 	}
@@ -83,10 +93,27 @@ func loadJob(ctx context.Context, pool *pgxpool.Pool, id int64) (jobRow, error) 
 	return r, err
 }
 
-func setJob(ctx context.Context, pool *pgxpool.Pool, id int64, set string, args ...any) error {
-	_, err := pool.Exec(ctx, `UPDATE stats_jobs SET updated_at = now(), `+set+` WHERE id = $1`, append([]any{id}, args...)...)
+// execer is a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// setJob updates row id with set (whose parameters start at $2) and adds to
+// it the requests and 429 answers ctx's tally counted since, in the same
+// statement: a row never looks finished before its counts are in.
+func setJob(ctx context.Context, db execer, id int64, set string, args ...any) error {
+	req, limited := api.TallyFrom(ctx).Take()
+	n := len(args) + 2
+	_, err := db.Exec(ctx, fmt.Sprintf(`UPDATE stats_jobs SET updated_at = now(), requests = requests + $%d, rate_limited = rate_limited + $%d, %s
+WHERE id = $1`, n, n+1, set), append(append([]any{id}, args...), req, limited)...)
 	return err
 }
+
+// forget is the update that sends a row back to pending, keeping its
+// service job among those it had (never to be adopted again).
+const forget = `state = 'pending', past_job_ids = CASE WHEN service_job_id IS NULL THEN past_job_ids
+    ELSE array_append(past_job_ids, service_job_id) END, service_job_id = NULL, intent_at = NULL, intent_service_at = NULL,
+    intent_seen_jobs = NULL`
 
 // Step is what Advance says to do next: come back after Wait, or nothing
 // (Done).
@@ -113,9 +140,7 @@ func reserve(ctx context.Context, pool *pgxpool.Pool, id int64, accountID string
 			return nil
 		}
 		ok = true
-		_, err := tx.Exec(ctx, `UPDATE stats_jobs SET state = 'creating', intent_at = $2, service_job_id = NULL, updated_at = now()
-WHERE id = $1`, id, now)
-		return err
+		return setJob(ctx, tx, id, `state = 'creating', intent_at = $2, intent_service_at = NULL, intent_seen_jobs = NULL`, now)
 	})
 	return ok, err
 }
@@ -125,12 +150,20 @@ WHERE id = $1`, id, now)
 // gunzip and store its file in one transaction with the row's new state.
 // It never sleeps: a job still running, a file not readable yet or an
 // account without a free slot return a Step to wait, which River turns
-// into a snooze. A row found in 'creating' (a crash around the POST) first
-// looks for its job among the account's jobs created since, so a crash never
-// leaves a second job; a job that ended FAILED, expired or vanished is
-// created again, FAILED at most MaxJobFailures times.
+// into a snooze. A row found in 'creating' after a POST (a lost answer, a
+// crash) first looks for the job that POST created (see adopt.go), so a
+// lost answer never leaves a second job and never takes another's; a job
+// that ended FAILED, expired or vanished is created again, FAILED at most
+// MaxJobFailures times. The requests it makes are counted on the row.
 func (r *Runner) Advance(ctx context.Context, id int64) (Step, error) {
-	resumed := true
+	ctx = api.WithTally(ctx, &api.Tally{})
+	defer func() {
+		// Requests of an attempt that changed no state (a wait, an error).
+		if req, limited := api.TallyFrom(ctx).Take(); req+limited > 0 {
+			_, _ = r.Pool.Exec(context.WithoutCancel(ctx), `UPDATE stats_jobs SET requests = requests + $2,
+    rate_limited = rate_limited + $3 WHERE id = $1`, id, req, limited)
+		}
+	}()
 	for {
 		j, err := loadJob(ctx, r.Pool, id)
 		if err != nil {
@@ -148,28 +181,9 @@ func (r *Runner) Advance(ctx context.Context, id int64) (Step, error) {
 				return Step{Wait: tooManyJobs}, nil
 			}
 		case StateCreating:
-			if resumed && j.intentAt != nil {
-				found, err := r.adopt(ctx, j)
-				if err != nil {
-					return Step{}, err
-				}
-				if found != "" {
-					if err := setJob(ctx, r.Pool, id, `state = 'waiting', service_job_id = $2`, found); err != nil {
-						return Step{}, err
-					}
-					continue
-				}
-			}
-			sj, err := CreateJob(ctx, r.Client, j.q, r.clock())
-			if errors.Is(err, ErrTooManyJobs) {
-				// Jobs adsync does not know of hold the slots: try later.
-				return Step{Wait: tooManyJobs}, setJob(ctx, r.Pool, id, `state = 'pending', intent_at = NULL`)
-			}
-			if err != nil {
-				return Step{}, err // still 'creating': the next attempt looks for the job first
-			}
-			if err := setJob(ctx, r.Pool, id, `state = 'waiting', service_job_id = $2`, sj.ID); err != nil {
-				return Step{}, err
+			step, err := r.create(ctx, j)
+			if err != nil || step != nil {
+				return deref(step), err
 			}
 		case StateWaiting:
 			step, again, err := r.poll(ctx, j)
@@ -177,38 +191,57 @@ func (r *Runner) Advance(ctx context.Context, id int64) (Step, error) {
 				return step, err
 			}
 		}
-		resumed = false
 	}
 }
 
-// adoptSkew is how far the service's clock (a job's created_at) may be
-// behind ours (intent_at) and a job still count as created after the
-// intent; the service refuses signatures off by more than about 5 minutes.
-const adoptSkew = 5 * time.Minute
-
-// adopt finds the service job a crashed attempt created for j: the
-// newest of the account's jobs with j's parameters created since intent_at
-// (by this process's clock, less adoptSkew).
-func (r *Runner) adopt(ctx context.Context, j jobRow) (string, error) {
-	jobs, err := ListJobs(ctx, r.Client, j.q.Account.ID, nil)
+// create adopts the job j's last POST created, if the service did, else
+// records a new intent and posts the job. A step says to wait; none and no
+// error, that the row moved on.
+func (r *Runner) create(ctx context.Context, j jobRow) (*Step, error) {
+	var since time.Time
+	if j.intentServiceAt != nil {
+		since = *j.intentServiceAt
+	}
+	jobs, date, err := recentJobs(ctx, r.Client, j.q.Account.ID, since)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	v := j.q.values(*j.intentAt) // the offset in force when the job was asked for
-	for _, sj := range jobs {
-		created, err := time.Parse(time.RFC3339, sj.CreatedAt)
-		if err != nil || created.Before(j.intentAt.Add(-adoptSkew)) || sj.Status == JobFailed {
-			continue
-		}
-		if sj.matches(v) {
-			return sj.ID, nil
+	if j.intentServiceAt != nil {
+		if found, err := r.claim(ctx, j, j.candidates(jobs)); err != nil || found {
+			return nil, err
 		}
 	}
-	return "", nil
+	// The listing is the intent of the POST that follows.
+	in, now := newIntent(jobs, date), r.clock()
+	if err := setJob(ctx, r.Pool, j.id, `intent_at = $2, intent_service_at = $3, intent_seen_jobs = $4`, now, in.at, in.seen); err != nil {
+		return nil, err
+	}
+	sj, err := CreateJob(ctx, r.Client, j.q, now)
+	if errors.Is(err, ErrTooManyJobs) {
+		// Refused, so created nothing; jobs adsync does not know of hold
+		// the slots: try later.
+		return &Step{Wait: tooManyJobs}, setJob(ctx, r.Pool, j.id, forget)
+	}
+	if err != nil {
+		return nil, err // still 'creating' with the intent: the next attempt looks for the job first
+	}
+	if err := checkParams("stats job "+sj.ID, j.q.Account.ID, j.q.values(now), sj.jobParams); err != nil {
+		return nil, fmt.Errorf("account %s: creating a stats job: %w", j.q.Account.ID, err)
+	}
+	return nil, setJob(ctx, r.Pool, j.id, `state = 'waiting', service_job_id = $2`, sj.ID)
+}
+
+// asked are the values j's service job was asked with.
+func (r *Runner) asked(j jobRow) url.Values {
+	if j.intentAt != nil {
+		return j.q.values(*j.intentAt) // the offset in force when the job was asked for
+	}
+	return j.q.values(r.clock())
 }
 
 // poll looks at j's service job; again says the row changed state and
-// Advance should go on.
+// Advance should go on. Before anything is stored it checks that the job,
+// and then its file, answer the request j asked.
 func (r *Runner) poll(ctx context.Context, j jobRow) (Step, bool, error) {
 	list, err := ListJobs(ctx, r.Client, j.q.Account.ID, []string{j.serviceJobID})
 	if err != nil {
@@ -216,9 +249,16 @@ func (r *Runner) poll(ctx context.Context, j jobRow) (Step, bool, error) {
 	}
 	if len(list) == 0 {
 		// Deleted or forgotten by the service: create it again.
-		return Step{}, true, setJob(ctx, r.Pool, j.id, `state = 'pending', service_job_id = NULL, intent_at = NULL`)
+		return Step{}, true, setJob(ctx, r.Pool, j.id, forget)
 	}
-	sj := list[0]
+	sj, asked := list[0], r.asked(j)
+	if err := checkParams("stats job "+j.serviceJobID, j.q.Account.ID, asked, sj.jobParams); err != nil {
+		return Step{}, false, fmt.Errorf("account %s: %w", j.q.Account.ID, err)
+	}
+	if sj.ID != j.serviceJobID {
+		return Step{}, false, fmt.Errorf("account %s: %w", j.q.Account.ID, &MismatchError{What: "the job list",
+			Asked: "stats job " + j.serviceJobID, Got: "stats job " + sj.ID, Fields: []string{"id"}})
+	}
 	now := r.clock()
 	switch sj.Status {
 	case JobFailed:
@@ -226,22 +266,28 @@ func (r *Runner) poll(ctx context.Context, j jobRow) (Step, bool, error) {
 			return Step{Done: true}, false, setJob(ctx, r.Pool, j.id, `state = 'failed', failures = failures + 1, error = $2`,
 				fmt.Sprintf("service job %s ended FAILED (%d times)", sj.ID, j.failures+1))
 		}
-		return Step{}, true, setJob(ctx, r.Pool, j.id, `state = 'pending', failures = failures + 1, service_job_id = NULL, intent_at = NULL`)
+		return Step{}, true, setJob(ctx, r.Pool, j.id, forget+`, failures = failures + 1`)
 	case JobSuccess:
 	default:
 		age := time.Duration(0)
-		if c, err := time.Parse(time.RFC3339, sj.CreatedAt); err == nil {
+		if c, ok := parseJobTime(sj.CreatedAt); ok {
 			age = now.Sub(c)
 		}
 		return Step{Wait: min(max(age/4, pollMin), pollMax)}, false, nil
 	}
 	var expires time.Time
 	if sj.ExpiresAt != nil {
-		expires, _ = time.Parse(time.RFC3339, *sj.ExpiresAt)
+		expires, _ = parseJobTime(*sj.ExpiresAt)
 	}
 	if sj.URL == nil || (!expires.IsZero() && !now.Before(expires)) {
-		return Step{}, true, setJob(ctx, r.Pool, j.id, `state = 'pending', service_job_id = NULL, intent_at = NULL`)
+		return Step{}, true, setJob(ctx, r.Pool, j.id, forget)
 	}
+	return r.store(ctx, j, sj, asked, expires)
+}
+
+// store downloads sj's file and stores its rows with j's new state in one
+// transaction.
+func (r *Runner) store(ctx context.Context, j jobRow, sj ServiceJob, asked url.Values, expires time.Time) (Step, bool, error) {
 	hc := r.HTTP
 	if hc == nil {
 		hc = &http.Client{Timeout: 5 * time.Minute}
@@ -253,19 +299,17 @@ func (r *Runner) poll(ctx context.Context, j jobRow) (Step, bool, error) {
 		return Step{Wait: fileRetryDelay}, false, nil
 	}
 	if err != nil {
-		return Step{}, false, err
+		return Step{}, false, fmt.Errorf("account %s: stats job %s: %w", j.q.Account.ID, sj.ID, err)
 	}
-	rows, err := Decode(j.q, body)
+	rows, err := Decode(j.q, asked, body)
 	if err != nil {
-		return Step{}, false, err
+		return Step{}, false, fmt.Errorf("account %s: the file of stats job %s: %w", j.q.Account.ID, sj.ID, err)
 	}
 	err = pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
 		if err := replaceTx(ctx, tx, j.q, rows, sj.ID); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `UPDATE stats_jobs SET state = 'stored', rows_stored = $2, expires_at = $3, updated_at = now()
-WHERE id = $1`, j.id, len(rows), expires)
-		return err
+		return setJob(ctx, tx, j.id, `state = 'stored', rows_stored = $2, expires_at = $3`, len(rows), expires)
 	})
 	return Step{Done: true}, false, err
 }
@@ -299,6 +343,14 @@ func JobsStatus(ctx context.Context, pool *pgxpool.Pool, runID int64) (open, row
 		}
 	}
 	return open, rows, missing, rs.Err()
+}
+
+// JobsRequests sums up the requests a run's asynchronous jobs made (job
+// POSTs, listings, file downloads) and the 429 answers they got.
+func JobsRequests(ctx context.Context, pool *pgxpool.Pool, runID int64) (requests, rateLimited int, err error) {
+	err = pool.QueryRow(ctx, `SELECT coalesce(sum(requests), 0), coalesce(sum(rate_limited), 0) FROM stats_jobs WHERE run_id = $1`,
+		runID).Scan(&requests, &rateLimited)
+	return requests, rateLimited, err
 }
 
 // GiveUp marks row id failed with reason (its River job will not run

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -40,36 +39,15 @@ const (
 	JobFailed     = "FAILED"
 )
 
-// ServiceJob is a job record as the service shows it.
+// ServiceJob is a job record as the service shows it: its state and the
+// parameters of the request it answers.
 type ServiceJob struct {
-	ID               string   `json:"id_str"`
-	Status           string   `json:"status"`
-	URL              *string  `json:"url"`
-	ExpiresAt        *string  `json:"expires_at"`
-	CreatedAt        string   `json:"created_at"`
-	Entity           string   `json:"entity"`
-	EntityIDs        []string `json:"entity_ids"`
-	StartTime        string   `json:"start_time"`
-	EndTime          string   `json:"end_time"`
-	Granularity      string   `json:"granularity"`
-	Placement        string   `json:"placement"`
-	SegmentationType *string  `json:"segmentation_type"`
-}
-
-// matches says whether the job was created for values (what a POST sent).
-func (j ServiceJob) matches(v url.Values) bool {
-	seg := ""
-	if j.SegmentationType != nil {
-		seg = *j.SegmentationType
-	}
-	same := func(a, b string) bool {
-		ta, ea := time.Parse(time.RFC3339, a)
-		tb, eb := time.Parse(time.RFC3339, b)
-		return ea == nil && eb == nil && ta.Equal(tb)
-	}
-	return j.Entity == v.Get("entity") && slices.Equal(j.EntityIDs, strings.Split(v.Get("entity_ids"), ",")) &&
-		same(j.StartTime, v.Get("start_time")) && same(j.EndTime, v.Get("end_time")) &&
-		j.Granularity == v.Get("granularity") && j.Placement == v.Get("placement") && seg == v.Get("segmentation_type")
+	ID        string  `json:"id_str"`
+	Status    string  `json:"status"`
+	URL       *string `json:"url"`
+	ExpiresAt *string `json:"expires_at"`
+	CreatedAt string  `json:"created_at"`
+	jobParams
 }
 
 func jobsPath(accountID string) string { return "/12/stats/jobs/accounts/" + url.PathEscape(accountID) }
@@ -122,11 +100,16 @@ func Download(ctx context.Context, hc *http.Client, fileURL string) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
+	tally := api.TallyFrom(ctx)
+	tally.AddRequest()
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, &api.TransportError{Endpoint: "GET stats file", Err: err}
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusTooManyRequests {
+		tally.AddRateLimited()
+	}
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		return nil, fmt.Errorf("%w (HTTP %d)", ErrFileUnavailable, resp.StatusCode)

@@ -59,6 +59,21 @@ func (b *testBundle) serviceJobs(t *testing.T, account string) []stats.ServiceJo
 	return jobs
 }
 
+// loseNextPostAnswer drops the connection of the next job POST: before
+// the service handles it (FaultReset) or after (FaultResetAfter).
+func (b *testBundle) loseNextPostAnswer(kind fixtures.FaultKind) {
+	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "**/stats/jobs/accounts/*", Method: "POST", Kind: kind, Times: 1})
+}
+
+// serviceJobOf is the service job stats_jobs row id records.
+func (b *testBundle) serviceJobOf(t *testing.T, id int64) string {
+	t.Helper()
+	var sj *string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT service_job_id FROM stats_jobs WHERE id = $1`, id).Scan(&sj))
+	require.NotNil(t, sj, "row %d has no service job", id)
+	return *sj
+}
+
 func (b *testBundle) firstAccount(t *testing.T) stats.Account {
 	t.Helper()
 	return b.accounts(t)[0]
@@ -104,27 +119,22 @@ func TestSpansBeyondSevenDaysGoThroughJobsAndEqualTheFakesTotals(t *testing.T) {
 	require.Empty(t, missing)
 }
 
-func TestACrashAfterThePostResumesTheSameServiceJob(t *testing.T) {
+func TestALostPostAnswerResumesTheSameServiceJob(t *testing.T) {
 	t.Parallel()
 	b := asyncSetup(t, fixtures.StatsJobOptions{Delay: 4 * time.Second})
 	a := b.firstAccount(t)
 	_, ids := b.asyncRun(t, b.twentyDays(a))
-	// The first attempt reserves its slot and posts, then dies before it
-	// records the service's job id.
-	_, err := b.pool.Exec(context.Background(), `UPDATE stats_jobs SET state = 'creating', intent_at = $2 WHERE id = $1`, ids[0], b.now)
-	require.NoError(t, err)
-	var raw []byte
-	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT query FROM stats_jobs WHERE id = $1`, ids[0]).Scan(&raw))
-	q := stats.QueryFromJSON(t, raw)
-	posted, err := stats.CreateJob(context.Background(), b.runner.Client, q, b.now)
-	require.NoError(t, err)
+	// The service creates the first job, then the connection drops before
+	// its answer.
+	b.loseNextPostAnswer(fixtures.FaultResetAfter)
+	_, err := b.runner.Advance(context.Background(), ids[0])
+	require.Error(t, err)
+	posted := b.serviceJobs(t, a.ID)[0]
 
 	b.drive(t, ids)
 	jobs := b.serviceJobs(t, a.ID)
-	require.Len(t, jobs, len(ids), "the crashed attempt's job was found again, not created twice")
-	var got string
-	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT service_job_id FROM stats_jobs WHERE id = $1`, ids[0]).Scan(&got))
-	require.Equal(t, posted.ID, got)
+	require.Len(t, jobs, len(ids), "the lost answer's job was found again, not created twice")
+	require.Equal(t, posted.ID, b.serviceJobOf(t, ids[0]))
 	b.requireCampaignTruth(t, a)
 }
 

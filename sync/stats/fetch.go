@@ -143,16 +143,24 @@ func (q Query) values(now time.Time) url.Values {
 // FetchSync asks the synchronous endpoint (span at most SyncMaxDays, no
 // segmentation) and decodes the answer into rows.
 func FetchSync(ctx context.Context, c *api.Client, q Query, now time.Time) ([]Row, error) {
+	asked := q.values(now)
 	resp, err := c.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Endpoint: EndpointSync,
-		Path: "/12/stats/accounts/" + url.PathEscape(q.Account.ID), Query: q.values(now), Auth: api.AuthUser, AccountID: q.Account.ID})
+		Path: "/12/stats/accounts/" + url.PathEscape(q.Account.ID), Query: asked, Auth: api.AuthUser, AccountID: q.Account.ID})
 	if err != nil {
 		return nil, fmt.Errorf("account %s: stats of %s %s: %w", q.Account.ID, q.Entity, strings.Join(q.IDs, ","), err)
 	}
-	return Decode(q, resp.Body)
+	rows, err := Decode(q, asked, resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("account %s: stats of %s %s: %w", q.Account.ID, q.Entity, strings.Join(q.IDs, ","), err)
+	}
+	return rows, nil
 }
 
 // response is the stats answer, also an asynchronous job's file.
 type response struct {
+	Request *struct {
+		Params *jobParams `json:"params"`
+	} `json:"request"`
 	TimeSeriesLength int `json:"time_series_length"`
 	Data             []struct {
 		ID     string `json:"id"`
@@ -177,12 +185,30 @@ type Row struct {
 	Values []*int64
 }
 
-// Decode turns a stats answer to q into rows: one per id, segment and
-// bucket with any non-zero value.
-func Decode(q Query, body []byte) ([]Row, error) {
+// Decode turns a stats answer to q (sent with the values asked) into rows:
+// one per id, segment and bucket with any non-zero value. An answer that is
+// not the one asked for is a *MismatchError and gives no row: its
+// request.params (when it echoes them) must be the request's, and its ids
+// among those asked. Such an answer is an error rather than rows to filter:
+// keeping the asked ids' rows of it would trust the very answer that shows
+// it belongs to another request (its numbers may be another entity type's,
+// placement's or span's), and dropping the others silently would hide
+// that the service answered something else.
+func Decode(q Query, asked url.Values, body []byte) ([]Row, error) {
 	var r response
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, fmt.Errorf("%s: decoding: %w", EndpointSync, err)
+	}
+	if r.Request != nil && r.Request.Params != nil {
+		if err := checkParams("the stats answer", q.Account.ID, asked, *r.Request.Params); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range r.Data {
+		if !slices.Contains(q.IDs, d.ID) {
+			return nil, &MismatchError{What: "the stats answer", Asked: describeValues(q.Account.ID, asked),
+				Got: fmt.Sprintf("stats of %s id %s", q.Entity, d.ID), Fields: []string{"entity_ids"}}
+		}
 	}
 	n := r.TimeSeriesLength
 	var out []Row

@@ -90,6 +90,12 @@ type Report struct {
 	// Jobs counts the asynchronous jobs planned; their rows are counted
 	// as they are stored.
 	Jobs int `json:"jobs"`
+	// JobRequests counts the requests the asynchronous jobs made (job
+	// POSTs, listings, file downloads) and RateLimited the 429 answers
+	// they got (apart: a request answered 429 and then served is one
+	// request and one 429).
+	JobRequests int `json:"job_requests"`
+	RateLimited int `json:"rate_limited"`
 	// Missing names the ids and days of jobs that kept failing.
 	Missing []string `json:"missing,omitempty"`
 	// Done are the accounts finished (their asynchronous jobs recorded).
@@ -185,6 +191,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 					return rep, err
 				}
 				rep.Rows += n
+			}
+			if err := Sweep(ctx, r.Pool, a, entity, set.Granularity, Pulled(set, unsegmented), span, append(qs, async...)); err != nil {
+				return rep, err
 			}
 		}
 		if len(async) == 0 && r.Checkpoint == nil {

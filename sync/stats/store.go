@@ -3,6 +3,7 @@ package stats
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,4 +63,59 @@ func replaceTx(ctx context.Context, tx pgx.Tx, q Query, rows []Row, jobID string
 		return vals, nil
 	}))
 	return err
+}
+
+// Sweep removes what a run's pull of one entity type leaves wrong in
+// account a over the run's span: for every placement and every
+// segmentation pulled (segmentations; "" for the unsegmented rows), the
+// stored rows of ids the run found not active (no delivery in the span, so
+// their rows there cannot be right) and the rows of asked ids outside the
+// spans they were asked for (no activity there either). What the queries
+// qs ask for is replaced by their own stores; together a run replaces its
+// whole span, so a rerun repairs what a bad earlier run left. It touches
+// only a's rows of entity in span.
+func Sweep(ctx context.Context, pool *pgxpool.Pool, a Account, entity, granularity string, segmentations []string, span Span, qs []Query) error {
+	var ids, placements, segs []string
+	var froms, tos []any
+	bound := func(t time.Time) any {
+		if granularity == Hour {
+			return t
+		}
+		return t.Format(time.DateOnly) // a date, not an instant (see replaceTx)
+	}
+	for _, q := range qs {
+		if q.Entity != entity || q.Granularity != granularity {
+			continue
+		}
+		for _, id := range q.IDs {
+			ids, placements, segs = append(ids, id), append(placements, q.Placement), append(segs, q.Segmentation)
+			froms, tos = append(froms, bound(q.Span.Start)), append(tos, bound(q.Span.End))
+		}
+	}
+	col, typ := "bucket_date", "date"
+	if granularity == Hour {
+		col, typ = "bucket_start", "timestamptz"
+	}
+	del := fmt.Sprintf(`DELETE FROM ad_stats s WHERE account_id = $1 AND entity_type = $2 AND granularity = $3
+    AND segment_type = ANY($4) AND %[1]s >= $5::%[2]s AND %[1]s < $6::%[2]s
+    AND NOT EXISTS (SELECT 1 FROM unnest($7::text[], $8::text[], $9::text[], $10::%[2]s[], $11::%[2]s[]) c(id, placement, seg, f, t)
+        WHERE c.id = s.entity_id AND c.placement = s.placement AND c.seg = s.segment_type AND s.%[1]s >= c.f AND s.%[1]s < c.t)`,
+		col, typ)
+	_, err := pool.Exec(ctx, del, a.ID, entity, granularity, segmentations, bound(span.Start), bound(span.End),
+		ids, placements, segs, froms, tos)
+	if err != nil {
+		return fmt.Errorf("account %s: removing %s stats no longer delivered, %s to %s: %w", a.ID, strings.ToLower(entity),
+			span.Start.Format(time.DateOnly), span.End.Format(time.DateOnly), err)
+	}
+	return nil
+}
+
+// Pulled are the segmentations a run of set pulls ("" for the unsegmented
+// metrics).
+func Pulled(set Settings, unsegmented bool) []string {
+	out := slices.Clone(set.Segmentations)
+	if unsegmented {
+		out = append(out, "")
+	}
+	return out
 }
