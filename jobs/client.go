@@ -54,6 +54,8 @@ type Deps struct {
 	SyncPageSize int
 	// Stats are the configured analytics settings.
 	Stats stats.Settings
+	// Now is the analytics workers' clock (time.Now when nil).
+	Now func() time.Time
 }
 
 // Options shape a River client.
