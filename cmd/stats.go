@@ -42,6 +42,14 @@ exclusive. --full starts at each account's creation (a backfill). --segmentation
 pulls only that segmentation (TYPE:VALUE for the types that need a country or platform:
 REGIONS:US, PLATFORM_VERSIONS:1), always through asynchronous jobs of at most 45 days.
 
+A request that can never finish exits 2 before anything is queued: an --end at or before
+the start, or a start after an account's today in its own time zone (each refused account
+is named with the two days), or a segmentation type not among these:
+` + strings.Join(stats.SegmentationTypes, ", ") + `.
+
+Ctrl-C during --wait leaves the run open: run the same command again (same flags) and it
+continues that run and its waiting jobs instead of starting another.
+
 Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(stats.DefaultEntities, ", ") + `).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
