@@ -1,12 +1,14 @@
 package adsynccmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
@@ -25,17 +27,30 @@ type serviceBundle struct {
 	srv  *fixtures.Served
 	db   string
 	conf string
+	// now is the pinned clock of the fake and the commands (zero: time.Now).
+	now time.Time
 }
 
 // bundleOptions shape the configuration file.
 type bundleOptions struct {
 	noSecretKey bool
 	ownerToken  bool // configure the application owner's access token
+	// now pins the fake's clock and the commands' analytics clock to an
+	// instant (the fake's OAuth timestamp window widened to reach this
+	// machine's clock).
+	now time.Time
 }
 
 func setupService(t *testing.T, o bundleOptions) *serviceBundle {
 	t.Helper()
-	b := &serviceBundle{srv: fixtures.Serve(t, nil), db: localpg.NewDatabase(t)}
+	var tweak func(*fixtures.Options)
+	if !o.now.IsZero() {
+		tweak = func(fo *fixtures.Options) {
+			fo.Now = func() time.Time { return o.now }
+			fo.TimestampWindow = max(fo.TimestampWindow, time.Since(o.now).Abs()+time.Hour)
+		}
+	}
+	b := &serviceBundle{srv: fixtures.Serve(t, tweak), db: localpg.NewDatabase(t), now: o.now}
 	r := run(t, "migrate", "--database-url", b.db)
 	require.Equal(t, 0, r.code, r.stderr)
 	b.conf = b.writeConfig(t, o, nil)
@@ -68,7 +83,20 @@ func (b *serviceBundle) writeConfig(t *testing.T, o bundleOptions, token *api.To
 // run runs adsync with the bundle's configuration and database.
 func (b *serviceBundle) run(t *testing.T, args ...string) result {
 	t.Helper()
-	return run(t, append(args, "--config", b.conf, "--database-url", b.db)...)
+	return b.runCtx(context.Background(), t, args...)
+}
+
+// runCtx is run under ctx (cancelling it is an interrupt), on the bundle's
+// clock.
+func (b *serviceBundle) runCtx(ctx context.Context, t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	if !b.now.IsZero() {
+		a.now = func() time.Time { return b.now }
+	}
+	code := a.run(ctx, append(args, "--config", b.conf, "--database-url", b.db))
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
 // pool opens the bundle's database.

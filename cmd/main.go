@@ -44,7 +44,12 @@ func usageError(format string, args ...any) error {
 // Run executes one command line and returns the exit status. Errors are
 // printed as one line on stderr, never as a stack trace.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&app{stdin: stdin, stdout: stdout, stderr: stderr}).run(ctx, args)
+}
+
+// run executes one command line with a's streams (and clock).
+func (a *app) run(ctx context.Context, args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)

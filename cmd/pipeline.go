@@ -55,7 +55,7 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	deps := &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap),
 		SyncPageSize: a.cfg.Sync.PageSize, ExportOut: a.cfg.Export.Out, Metrics: a.metrics}
 	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
-	deps.Stats = a.cfg.Stats.Settings()
+	deps.Stats, deps.Now = a.cfg.Stats.Settings(), a.now
 	a.deps = deps
 	return deps, nil
 }

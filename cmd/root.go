@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/adsync/adsync/cmd/internal/config"
 	"github.com/adsync/adsync/cmd/internal/logging"
@@ -33,6 +34,17 @@ type app struct {
 	// get the audiences earlier commands created (replayDemoAudiences).
 	replayPending bool
 	closed        []func()
+	// now is the clock of the analytics span checks and workers (time.Now
+	// when nil; tests pin it).
+	now func() time.Time
+}
+
+// clock is the time now.
+func (a *app) clock() time.Time {
+	if a.now == nil {
+		return time.Now()
+	}
+	return a.now()
 }
 
 func (a *app) rootCommand() *cobra.Command {

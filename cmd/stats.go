@@ -42,18 +42,19 @@ exclusive. --full starts at each account's creation (a backfill). --segmentation
 pulls only that segmentation (TYPE:VALUE for the types that need a country or platform:
 REGIONS:US, PLATFORM_VERSIONS:1), always through asynchronous jobs of at most 45 days.
 
+A request that can never finish exits 2 before anything is queued: an --end at or before
+the start, or a start after an account's today in its own time zone (each refused account
+is named with the two days), or a segmentation type not among these:
+` + strings.Join(stats.SegmentationTypes, ", ") + `.
+
+Ctrl-C during --wait leaves the run open: run the same command again (same flags) and it
+continues that run and its waiting jobs instead of starting another.
+
 Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(stats.DefaultEntities, ", ") + `).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			args := jobs.StatsArgs{AccountIDs: splitList(accounts), Entities: splitList(entities),
 				Granularity: strings.ToUpper(gran), Segmentation: segmentation, Start: start, End: end, Full: full, Trigger: "manual"}
-			req, err := args.Request()
-			if err == nil {
-				_, err = a.cfg.Stats.Settings().For(req)
-			}
-			if err != nil {
-				return usageError("stats sync: %v", err)
-			}
 			return a.statsSync(cmd.Context(), args, wait)
 		},
 	}
@@ -69,7 +70,19 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 	return cmd
 }
 
+// statsSync checks args (their span in each account's zone too), then
+// continues the open run the same arguments recorded (an interrupted --wait
+// leaves one) or records a new one, queues it, and with wait works it until
+// it ends.
 func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) error {
+	req, err := args.Request()
+	var set stats.Settings
+	if err == nil {
+		set, err = a.cfg.Stats.Settings().For(req)
+	}
+	if err != nil {
+		return usageError("stats sync: %v", err)
+	}
 	deps, err := a.pipeline(ctx)
 	if err != nil {
 		return err
@@ -77,40 +90,87 @@ func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) err
 	if err := a.checkAccounts(ctx, deps, "--accounts", args.AccountIDs); err != nil {
 		return err
 	}
-	id, err := store.CreateRun(ctx, deps.Pool, jobs.PipelineStats, args.Trigger, args)
+	if err := a.checkStatsSpan(ctx, deps, req, set); err != nil {
+		return err
+	}
+	id, open, err := stats.OpenRun(ctx, deps.Pool, args)
 	if err != nil {
 		return err
 	}
+	if open {
+		fmt.Fprintf(a.stdout, "continuing stats run %d, which the same command left unfinished\n", id)
+	} else if id, err = store.CreateRun(ctx, deps.Pool, jobs.PipelineStats, args.Trigger, args); err != nil {
+		return err
+	}
 	args.RunID = id
+	// An open run's job, still waiting, is the same job: inserting it
+	// again adopts it (its args are unique while it is unfinished).
 	stop, err := a.queueRun(ctx, deps, "stats", id, args, wait)
 	if err != nil || stop == nil {
 		return err
 	}
 	defer stop()
+	return a.waitStatsRun(ctx, deps, id)
+}
+
+// checkStatsSpan refuses, before anything is queued, a span that can never
+// be pulled for one of the accounts (stats.CheckSpan, in each account's
+// zone). Only explicit bounds can make a span empty. When the accounts
+// cannot be read the run goes ahead: the worker ends such an account with
+// the same reason.
+func (a *app) checkStatsSpan(ctx context.Context, deps *jobs.Deps, req stats.Request, set stats.Settings) error {
+	if req.Start.T.IsZero() && req.End.T.IsZero() {
+		return nil
+	}
+	accounts, err := stats.Accounts(ctx, deps.API, req.AccountIDs)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "adsync: could not check the span in the accounts' time zones (%v); going ahead\n", err)
+		return nil
+	}
+	if err := stats.CheckSpan(accounts, set, req, a.clock()); err != nil {
+		return usageError("stats sync: %v", err)
+	}
+	return nil
+}
+
+// waitStatsRun waits for run id to end and prints its report. An
+// interrupt leaves the run open for the same command to continue.
+func (a *app) waitStatsRun(ctx context.Context, deps *jobs.Deps, id int64) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		run, err := stats.GetRun(ctx, deps.Pool, id)
+		if ctx.Err() != nil {
+			return fmt.Errorf("stats run %d: interrupted; run the same command again to resume: %w", id, ctx.Err())
+		}
 		if err != nil {
 			return err
 		}
 		if run.Outcome != store.RunRunning {
-			r := run.Report
-			fmt.Fprintf(a.stdout, "accounts %d, account-days %d, active entities %d, requests %d (active entities %d, synchronous stats %d, asynchronous jobs %d), 429 answers %d, jobs %d, rows %d\n",
-				r.Accounts, r.AccountDays, r.Active, r.ActiveRequests+r.Requests+r.JobRequests, r.ActiveRequests, r.Requests, r.JobRequests, r.RateLimited, r.Jobs, r.Rows)
-			for _, m := range r.Missing {
-				fmt.Fprintf(a.stdout, "missing: %s\n", m)
-			}
-			fmt.Fprintf(a.stdout, "stats run %d %s\n", id, run.Outcome)
-			if run.Outcome != store.RunSucceeded {
-				return &exitCodeError{code: exitError, err: fmt.Errorf("stats run %d %s: %s", id, run.Outcome, run.Error)}
-			}
-			return nil
+			return a.statsReport(run)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
 		case <-tick.C:
 		}
 	}
+}
+
+// statsReport prints an ended run's report; a run that did not succeed is
+// exit status 1.
+func (a *app) statsReport(run stats.RunState) error {
+	r := run.Report
+	fmt.Fprintf(a.stdout, "accounts %d, account-days %d, active entities %d, requests %d (active entities %d, synchronous stats %d, asynchronous jobs %d), 429 answers %d, jobs %d, rows %d\n",
+		r.Accounts, r.AccountDays, r.Active, r.ActiveRequests+r.Requests+r.JobRequests, r.ActiveRequests, r.Requests, r.JobRequests, r.RateLimited, r.Jobs, r.Rows)
+	for _, m := range r.Missing {
+		fmt.Fprintf(a.stdout, "missing: %s\n", m)
+	}
+	for _, e := range r.Empty {
+		fmt.Fprintf(a.stdout, "not pulled: %s\n", e)
+	}
+	fmt.Fprintf(a.stdout, "stats run %d %s\n", run.ID, run.Outcome)
+	if run.Outcome != store.RunSucceeded {
+		return &exitCodeError{code: exitError, err: fmt.Errorf("stats run %d %s: %s", run.ID, run.Outcome, run.Error)}
+	}
+	return nil
 }

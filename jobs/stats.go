@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/adsync/adsync/sync/stats"
@@ -87,7 +85,8 @@ const statsWaitPoll = 2 * time.Second
 // checkpoint, account by account, so a later attempt goes on from the
 // first account not done), then snoozes until every job is stored or given
 // up, and ends the run: succeeded, or partial naming the ids and days that
-// are missing.
+// are missing and the accounts whose span can never be pulled (those end at
+// once, without a retry; failed when every account is such an account).
 func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error {
 	runID := job.Args.RunID
 	if runID == 0 {
@@ -108,8 +107,11 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 	rep := run.Report
 	if !rep.Planned {
 		rep, err = w.work(ctx, job.Args, runID, rep)
-		if err != nil || rep.Jobs == 0 {
+		if err != nil {
 			return endRun(ctx, w.deps, job.JobRow, runID, rep, err)
+		}
+		if rep.Jobs == 0 {
+			return endStatsRun(ctx, w.deps, runID, rep)
 		}
 		// The attempts that wait find the run planned.
 		if err := store.SetRun(ctx, w.deps.Pool, runID, store.RunRunning, rep, ""); err != nil {
@@ -128,11 +130,14 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 	if rep.JobRequests, rep.RateLimited, err = stats.JobsRequests(ctx, w.deps.Pool, runID); err != nil {
 		return err
 	}
-	if len(missing) == 0 {
-		return endRun(ctx, w.deps, job.JobRow, runID, rep, nil)
-	}
-	reason := fmt.Sprintf("%d requests kept failing; missing: %s", len(missing), strings.Join(missing, "; "))
-	return store.EndRun(ctx, w.deps.Pool, runID, store.RunPartial, rep, reason)
+	return endStatsRun(ctx, w.deps, runID, rep)
+}
+
+// endStatsRun ends a run that pulled rep with the outcome rep says
+// (stats.Report.Outcome).
+func endStatsRun(ctx context.Context, deps *Deps, runID int64, rep stats.Report) error {
+	outcome, reason := rep.Outcome()
+	return store.EndRun(ctx, deps.Pool, runID, outcome, rep, reason)
 }
 
 func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64, resume stats.Report) (stats.Report, error) {

@@ -57,3 +57,27 @@ func runOf(t *testing.T, b *workerBundle, jobID int64) int64 {
         AND params->>'river_job_id' = $1::bigint::text`, jobID).Scan(&id))
 	return id
 }
+
+// A queued run whose span can never be pulled for an account ends that
+// account at once with the reason: one attempt, no request for it, and the
+// run is not left running.
+func TestStatsRunWithAnEmptySpanEndsAtOnceNamingTheAccountAndDays(t *testing.T) {
+	t.Parallel()
+	b := setupWorker(t, nil)
+	ctx := context.Background()
+	accts, err := stats.Accounts(ctx, b.deps.API, nil)
+	require.NoError(t, err)
+	a := accts[0]
+	ev := b.runJob(t, jobs.StatsArgs{AccountIDs: []string{a.ID}, Entities: []string{stats.EntityCampaign},
+		Start: "2026-03-05", End: "2026-03-05"})
+	require.Equal(t, river.EventKindJobCompleted, ev.Kind)
+	require.Equal(t, 1, ev.Job.Attempt, "not retried")
+
+	run, err := stats.GetRun(ctx, b.pool, runOf(t, b, ev.Job.ID))
+	require.NoError(t, err)
+	require.Equal(t, "failed", run.Outcome, "no account could be pulled")
+	require.Contains(t, run.Error, "account "+a.ID+": the span from 2026-03-05 to 2026-03-05 (exclusive, in "+a.Zone.String()+") is empty")
+	require.Equal(t, []string{a.ID}, run.Report.Done)
+	require.Zero(t, run.Report.ActiveRequests+run.Report.Requests, "nothing asked of the service")
+	require.Zero(t, b.count(t, `SELECT count(*) FROM sync_runs WHERE outcome = 'running'`))
+}

@@ -11,3 +11,6 @@ func QueryFromJSON(t testing.TB, raw []byte) Query {
 	}
 	return q
 }
+
+// DateOf is t's calendar date as a UTC midnight, for tests.
+var DateOf = dateOf

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -51,6 +52,68 @@ func Plan(a Account, entity, granularity string, groups []string, active []Activ
 type Bound struct {
 	T    time.Time
 	Date bool
+}
+
+// SpanFor is the span req pulls for the account with set's granularity and
+// lookback, at now: the lookback through today unless req bounds it, and
+// with req.Full and no start from the account's first day.
+func (a Account) SpanFor(req Request, set Settings, now time.Time) Span {
+	start := req.Start
+	if req.Full && start.T.IsZero() && !a.Created.IsZero() {
+		start = a.fullStart(set.Granularity)
+	}
+	return a.spanOf(set.Granularity, start, req.End, set.Lookback, now)
+}
+
+// fullStart is where a full pull starts: the hour the account was created,
+// or for DAY the local date of its creation in the zone of that day. A
+// creation on or before the zone switch's date may precede the switch, and
+// then its date is the old zone's, which can be the day before the current
+// zone's: as LocalDate says, the start widens by a day there (a day before
+// the creation only adds an empty day).
+func (a Account) fullStart(granularity string) Bound {
+	if granularity == Hour {
+		return Bound{T: a.Created}
+	}
+	d := a.LocalDate(a.Created)
+	if !d.After(a.SwitchDate) {
+		d = d.AddDate(0, 0, -1)
+	}
+	return Bound{T: d, Date: true}
+}
+
+// CheckSpan refuses a request that can never finish: for any of accounts,
+// a span that starts after the account's today (its current hour for
+// HOUR) in its zone, or that ends at or before its start. set is what the
+// run uses (Settings.For of req). The error has one line per account
+// refused, naming it and the two days.
+func CheckSpan(accounts []Account, set Settings, req Request, now time.Time) error {
+	var errs []error
+	for _, a := range accounts {
+		if err := a.checkSpan(a.SpanFor(req, set, now), set.Granularity, now); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkSpan says why span can never be pulled for the account (nil when it
+// can): the command refuses such a request, a queued run ends the account
+// at once with the reason.
+func (a Account) checkSpan(s Span, granularity string, now time.Time) error {
+	layout, today, what, zone := time.DateOnly, a.LocalDate(now), "today", a.Zone.String()
+	if granularity == Hour {
+		layout, today, what, zone = "2006-01-02T15Z", now.UTC().Truncate(time.Hour), "the current hour", "UTC"
+	}
+	switch {
+	case s.Start.After(today):
+		return fmt.Errorf("account %s: the span starts %s, after %s there (%s in %s): it has no data yet",
+			a.ID, s.Start.Format(layout), what, today.Format(layout), zone)
+	case !s.End.After(s.Start):
+		return fmt.Errorf("account %s: the span from %s to %s (exclusive, in %s) is empty: the end must be after the start",
+			a.ID, s.Start.Format(layout), s.End.Format(layout), zone)
+	}
+	return nil
 }
 
 // spanOf resolves a requested span for account a: zero bounds default to

@@ -2,6 +2,7 @@ package stats_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,4 +61,109 @@ func TestPlanAsksOnlyForActiveIDsOnTheirPlacementsOverTheirActivity(t *testing.T
 	}
 	require.Empty(t, stats.Plan(a, stats.EntityCampaign, stats.Day, []string{"ENGAGEMENT"}, nil, span, stats.SyncMaxDays),
 		"no active entity, no request")
+}
+
+// A request that can never finish for an account is refused, naming the
+// account and the two days: one that ends at or before its start, or that
+// starts after the account's today in its own zone. At the pinned instant
+// it is already 11 March in Tokyo and still 10 March in Los Angeles.
+func TestSpansThatCanNeverBePulledAreRefusedInTheAccountsZone(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 10, 20, 0, 0, 0, time.UTC)
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	la, err := time.LoadLocation("America/Los_Angeles")
+	require.NoError(t, err)
+	accounts := []stats.Account{{ID: "tokyo", Zone: tokyo}, {ID: "la", Zone: la}}
+	date := func(s string) stats.Bound {
+		b, err := stats.ParseBound(s)
+		require.NoError(t, err)
+		return b
+	}
+	for _, tc := range []struct {
+		name        string
+		granularity string
+		start, end  string
+		// want are the refusals by account ("" accepts).
+		want map[string]string
+	}{
+		{name: "today in Tokyo is tomorrow in Los Angeles", granularity: stats.Day, start: "2026-03-11", want: map[string]string{
+			"la": "account la: the span starts 2026-03-11, after today there (2026-03-10 in America/Los_Angeles)"}},
+		{name: "the day after today everywhere", granularity: stats.Day, start: "2026-03-12", want: map[string]string{
+			"tokyo": "account tokyo: the span starts 2026-03-12, after today there (2026-03-11 in Asia/Tokyo)",
+			"la":    "account la: the span starts 2026-03-12, after today there (2026-03-10 in America/Los_Angeles)"}},
+		{name: "end equal to start", granularity: stats.Day, start: "2026-03-05", end: "2026-03-05", want: map[string]string{
+			"tokyo": "account tokyo: the span from 2026-03-05 to 2026-03-05 (exclusive, in Asia/Tokyo) is empty",
+			"la":    "account la: the span from 2026-03-05 to 2026-03-05 (exclusive, in America/Los_Angeles) is empty"}},
+		{name: "end before start", granularity: stats.Day, start: "2026-03-05", end: "2026-03-04", want: map[string]string{
+			"tokyo": "the span from 2026-03-05 to 2026-03-04", "la": "the span from 2026-03-05 to 2026-03-04"}},
+		{name: "end before the lookback's start", granularity: stats.Day, end: "2026-01-01", want: map[string]string{
+			"tokyo": "the span from 2026-02-25 to 2026-01-01", "la": "the span from 2026-02-24 to 2026-01-01"}},
+		{name: "a day", granularity: stats.Day, start: "2026-03-05", end: "2026-03-06"},
+		{name: "today", granularity: stats.Day, start: "2026-03-10"},
+		{name: "a later hour of today is today", granularity: stats.Day, start: "2026-03-10T23:00:00Z"},
+		{name: "a later hour", granularity: stats.Hour, start: "2026-03-10T23:00:00Z", want: map[string]string{
+			"tokyo": "the span starts 2026-03-10T23Z, after the current hour there (2026-03-10T20Z in UTC)",
+			"la":    "the span starts 2026-03-10T23Z, after the current hour there (2026-03-10T20Z in UTC)"}},
+		{name: "hours of a local day that began in Tokyo only", granularity: stats.Hour, start: "2026-03-11", want: map[string]string{
+			"la": "account la: the span starts 2026-03-11T07Z, after the current hour there"}},
+		{name: "hours ending where they start", granularity: stats.Hour, start: "2026-03-10T05:00:00Z", end: "2026-03-10T05:00:00Z",
+			want: map[string]string{"tokyo": "the span from 2026-03-10T05Z to 2026-03-10T05Z (exclusive, in UTC) is empty",
+				"la": "the span from 2026-03-10T05Z to 2026-03-10T05Z"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set, err := stats.Settings{Granularity: tc.granularity}.Normalize()
+			require.NoError(t, err)
+			req := stats.Request{Start: date(tc.start), End: date(tc.end)}
+			for _, a := range accounts {
+				err := stats.CheckSpan([]stats.Account{a}, set, req, now)
+				if tc.want[a.ID] == "" {
+					require.NoError(t, err, a.ID)
+					continue
+				}
+				require.ErrorContains(t, err, tc.want[a.ID], a.ID)
+			}
+			err = stats.CheckSpan(accounts, set, req, now)
+			if len(tc.want) == 0 {
+				require.NoError(t, err)
+				return
+			}
+			require.Len(t, strings.Split(err.Error(), "\n"), len(tc.want), "one line per account refused")
+		})
+	}
+}
+
+// A full pull starts at the first local day the account could have
+// delivery on, in the zone of that day: an account created on a Los Angeles
+// evening, hours before it switched to Tokyo, where it was already the
+// next day, starts on the Los Angeles day.
+func TestAFullPullStartsOnTheFirstDayInTheZoneOfThatDay(t *testing.T) {
+	t.Parallel()
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	now := time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC)
+	created := time.Date(2026, 3, 10, 4, 0, 0, 0, time.UTC)  // 9 March, 21:00 in Los Angeles; 10 March, 13:00 in Tokyo
+	switchAt := time.Date(2026, 3, 10, 6, 0, 0, 0, time.UTC) // 9 March, 23:00 in Los Angeles; 10 March in Tokyo
+	day := func(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		name        string
+		a           stats.Account
+		granularity string
+		want        time.Time
+	}{
+		{name: "created the evening before the switch", granularity: stats.Day, want: day(9),
+			a: stats.Account{ID: "a", Zone: tokyo, SwitchDate: stats.DateOf(switchAt.In(tokyo)), Created: created}},
+		{name: "hours are instants", granularity: stats.Hour, want: created,
+			a: stats.Account{ID: "a", Zone: tokyo, SwitchDate: stats.DateOf(switchAt.In(tokyo)), Created: created}},
+		{name: "created after the switch", granularity: stats.Day, want: day(10),
+			a: stats.Account{ID: "b", Zone: tokyo, SwitchDate: day(1), Created: created}},
+		{name: "never switched", granularity: stats.Day, want: day(10),
+			a: stats.Account{ID: "c", Zone: tokyo, Created: created}},
+	} {
+		set, err := stats.Settings{Granularity: tc.granularity}.Normalize()
+		require.NoError(t, err)
+		span := tc.a.SpanFor(stats.Request{Full: true}, set, now)
+		require.Equal(t, tc.want, span.Start, tc.name)
+		require.NoError(t, stats.CheckSpan([]stats.Account{tc.a}, set, stats.Request{Full: true}, now), tc.name)
+	}
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -102,6 +104,28 @@ type Report struct {
 	Done []string `json:"done_accounts,omitempty"`
 	// Planned says every account is done: only the jobs remain.
 	Planned bool `json:"planned,omitempty"`
+	// Empty says, one line per account, why its span can never be pulled
+	// (the account is done without a request).
+	Empty []string `json:"empty_spans,omitempty"`
+}
+
+// Outcome is how a run that pulled r ends once its asynchronous jobs are
+// all stored or given up: succeeded; partial, naming the requests that
+// kept failing and the accounts whose span can never be pulled; failed when
+// every account was such an account.
+func (r Report) Outcome() (outcome, reason string) {
+	var why []string
+	if len(r.Missing) > 0 {
+		why = append(why, fmt.Sprintf("%d requests kept failing; missing: %s", len(r.Missing), strings.Join(r.Missing, "; ")))
+	}
+	why = append(why, r.Empty...)
+	switch {
+	case len(why) == 0:
+		return store.RunSucceeded, ""
+	case r.Accounts == 0:
+		return store.RunFailed, strings.Join(why, "; ")
+	}
+	return store.RunPartial, strings.Join(why, "; ")
 }
 
 func (r *Runner) clock() time.Time {
@@ -115,12 +139,14 @@ func (r *Runner) clock() time.Time {
 // the span, then their stats, each synchronous answer stored as soon as it
 // arrives (replacing the same ids and span); the account's asynchronous
 // requests are recorded (and Checkpoint called) in one transaction when
-// the account is done. A rate-limited request fails with the client's
-// *api.RetryAtError, which callers turn into a snooze; running again with
-// the checkpoint as Request.Resume goes on from the first account not done
-// (re-pulling an account replaces, so never double counts).
+// the account is done. An account whose span can never be pulled (it
+// starts after the account's today, or ends at or before its start) is
+// done at once, its reason in Report.Empty: trying again cannot help. A
+// rate-limited request fails with the client's *api.RetryAtError, which
+// callers turn into a snooze; running again with the checkpoint as
+// Request.Resume goes on from the first account not done (re-pulling an
+// account replaces, so never double counts).
 func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
-	unsegmented := req.Segmentation == ""
 	set, err := r.Settings.For(req)
 	if err != nil {
 		return Report{}, err
@@ -137,62 +163,15 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 		if slices.Contains(rep.Done, a.ID) {
 			continue
 		}
-		var async []Query
 		now := r.clock()
-		start := req.Start
-		if req.Full && start.T.IsZero() && !a.Created.IsZero() {
-			start = Bound{T: a.Created}
-		}
-		span := a.spanOf(set.Granularity, start, req.End, set.Lookback, now)
-		if !span.End.After(span.Start) {
-			return rep, fmt.Errorf("stats: account %s: the span ends before it starts", a.ID)
-		}
-		rep.Accounts++
-		rep.AccountDays += span.days()
-		for _, entity := range set.Entities {
-			from, to := a.instants(set.Granularity, span)
-			active, n, err := ActiveEntities(ctx, r.Client, a.ID, entity, from, to)
-			rep.ActiveRequests += n
-			if err != nil {
-				return rep, err
-			}
-			rep.Active += len(active)
-			var qs []Query
-			for _, seg := range set.Segmentations {
-				for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, SegmentedMaxDays) {
-					q.Segmentation = seg
-					async = append(async, q)
-				}
-			}
-			if !unsegmented {
-				continue
-			}
-			for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, AsyncMaxDays) {
-				switch {
-				case q.Span.days() <= SyncMaxDays:
-					qs = append(qs, q)
-				case r.Enqueue != nil:
-					async = append(async, q)
-				default:
-					for _, s := range q.Span.split(SyncMaxDays) {
-						q.Span = s
-						qs = append(qs, q)
-					}
-				}
-			}
-			for _, q := range qs {
-				rows, err := FetchSync(ctx, r.Client, q, now)
-				rep.Requests++
-				if err != nil {
-					return rep, err
-				}
-				n, err := Replace(ctx, r.Pool, q, rows, "")
-				if err != nil {
-					return rep, err
-				}
-				rep.Rows += n
-			}
-			if err := Sweep(ctx, r.Pool, a, entity, set.Granularity, Pulled(set, unsegmented), span, append(qs, async...)); err != nil {
+		span := a.SpanFor(req, set, now)
+		var async []Query
+		if why := a.checkSpan(span, set.Granularity, now); why != nil {
+			rep.Empty = append(slices.Clone(rep.Empty), why.Error())
+		} else {
+			rep.Accounts++
+			rep.AccountDays += span.days()
+			if async, err = r.pullAccount(ctx, a, set, req.Segmentation == "", span, now, &rep); err != nil {
 				return rep, err
 			}
 		}
@@ -218,4 +197,61 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 	}
 	rep.Planned = true
 	return rep, nil
+}
+
+// pullAccount pulls the account's synchronous requests over span (adding
+// to rep as it goes) and returns its asynchronous ones, for the caller to
+// record with the account's checkpoint. unsegmented says the unsegmented
+// metrics are wanted besides set's segmentations.
+func (r *Runner) pullAccount(ctx context.Context, a Account, set Settings, unsegmented bool, span Span, now time.Time,
+	rep *Report) ([]Query, error) {
+	var async []Query
+	for _, entity := range set.Entities {
+		from, to := a.instants(set.Granularity, span)
+		active, n, err := ActiveEntities(ctx, r.Client, a.ID, entity, from, to)
+		rep.ActiveRequests += n
+		if err != nil {
+			return nil, err
+		}
+		rep.Active += len(active)
+		var qs []Query
+		for _, seg := range set.Segmentations {
+			for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, SegmentedMaxDays) {
+				q.Segmentation = seg
+				async = append(async, q)
+			}
+		}
+		if !unsegmented {
+			continue
+		}
+		for _, q := range Plan(a, entity, set.Granularity, set.groupsFor(entity), active, span, AsyncMaxDays) {
+			switch {
+			case q.Span.days() <= SyncMaxDays:
+				qs = append(qs, q)
+			case r.Enqueue != nil:
+				async = append(async, q)
+			default:
+				for _, s := range q.Span.split(SyncMaxDays) {
+					q.Span = s
+					qs = append(qs, q)
+				}
+			}
+		}
+		for _, q := range qs {
+			rows, err := FetchSync(ctx, r.Client, q, now)
+			rep.Requests++
+			if err != nil {
+				return nil, err
+			}
+			n, err := Replace(ctx, r.Pool, q, rows, "")
+			if err != nil {
+				return nil, err
+			}
+			rep.Rows += n
+		}
+		if err := Sweep(ctx, r.Pool, a, entity, set.Granularity, Pulled(set, unsegmented), span, append(qs, async...)); err != nil {
+			return nil, err
+		}
+	}
+	return async, nil
 }

@@ -41,6 +41,7 @@ func setupAt(t *testing.T, now time.Time, tweak func(*fixtures.Options)) *testBu
 	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
 	fake := jobstest.NewFake(t, func(o *fixtures.Options) {
 		o.Now = func() time.Time { return now }
+		o.TimestampWindow = max(o.TimestampWindow, time.Since(now).Abs()+time.Hour)
 		if tweak != nil {
 			tweak(o)
 		}
@@ -265,4 +266,42 @@ func TestAResumedRunGoesOnFromTheFirstAccountNotDone(t *testing.T) {
 	require.Equal(t, full.Requests, resumed.Requests, "the first account is not pulled again")
 	require.Equal(t, full.Rows, resumed.Rows)
 	b.requireTruth(t, func(a stats.Account) stats.Span { return a.Lookback(stats.Day, stats.DefaultLookback, b.now) })
+}
+
+// An account whose span can never be pulled is done at once with the
+// reason, and the others are pulled: at the pinned instant it is already
+// 11 March in Tokyo, and still 10 March in New York and Berlin.
+func TestARunEndsTheAccountsWhoseSpanIsEmptyAndPullsTheOthers(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 10, 20, 0, 0, 0, time.UTC)
+	b := setupAt(t, now, func(o *fixtures.Options) { o.Accounts = 3 })
+	zones := map[string]string{}
+	for _, a := range b.accounts(t) {
+		zones[a.Zone.String()] = a.ID
+	}
+	require.Len(t, zones, 3)
+	tokyo := zones["Asia/Tokyo"]
+	require.NotEmpty(t, tokyo)
+	var done []string
+	b.runner.Checkpoint = func(_ context.Context, _ pgx.Tx, rep stats.Report) error {
+		done = rep.Done
+		return nil
+	}
+	rep, err := b.runner.Run(context.Background(), stats.Request{Entities: []string{stats.EntityCampaign},
+		Start: stats.Bound{T: time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC), Date: true}})
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Accounts, "Tokyo only")
+	require.Equal(t, 1, rep.AccountDays)
+	require.ElementsMatch(t, []string{
+		"account " + zones["America/New_York"] + ": the span starts 2026-03-11, after today there (2026-03-10 in America/New_York): it has no data yet",
+		"account " + zones["Europe/Berlin"] + ": the span starts 2026-03-11, after today there (2026-03-10 in Europe/Berlin): it has no data yet",
+	}, rep.Empty)
+	require.Len(t, done, 3, "every account is done, the empty ones at once")
+	outcome, reason := rep.Outcome()
+	require.Equal(t, "partial", outcome)
+	require.Contains(t, reason, zones["Europe/Berlin"])
+	require.Positive(t, rep.ActiveRequests)
+	var others int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM ad_stats WHERE account_id <> $1`, tokyo).Scan(&others))
+	require.Zero(t, others, "nothing asked for the empty accounts")
 }

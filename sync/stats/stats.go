@@ -92,34 +92,6 @@ type Settings struct {
 	Segmentations []string
 }
 
-// needsValue are the segmentation types that need a country or platform.
-var needsValue = map[string]string{"REGIONS": "country", "METROS": "country", "POSTAL_CODES": "country",
-	"PLATFORM_VERSIONS": "platform"}
-
-// NormalizeSegmentation checks one segmentation setting: TYPE, or
-// TYPE:VALUE for the types that need a country or platform.
-func NormalizeSegmentation(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	typ, val, hasVal := strings.Cut(s, ":")
-	typ = strings.ToUpper(strings.TrimSpace(typ))
-	val = strings.TrimSpace(val)
-	if typ == "" || strings.ContainsAny(typ, ", ") {
-		return "", fmt.Errorf("stats: segmentation %q: want a segmentation_type such as AGE or REGIONS:US", s)
-	}
-	switch need := needsValue[typ]; {
-	case need != "" && val == "":
-		return "", fmt.Errorf("stats: segmentation %s needs a %s: write %s:VALUE", typ, need, typ)
-	case need == "" && hasVal:
-		return "", fmt.Errorf("stats: segmentation %s takes no value, got %q", typ, s)
-	case need == "country":
-		val = strings.ToUpper(val)
-	}
-	if val != "" {
-		return typ + ":" + val, nil
-	}
-	return typ, nil
-}
-
 // Normalize applies the defaults and checks every field; errors name the
 // setting.
 func (s Settings) Normalize() (Settings, error) {
