@@ -108,6 +108,9 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 	if !rep.Planned {
 		rep, err = w.work(ctx, job.Args, runID, rep)
 		if err != nil {
+			if serr := keepRateLimited(ctx, w.deps, runID, rep.RateLimited); serr != nil {
+				return serr
+			}
 			return endRun(ctx, w.deps, job.JobRow, runID, rep, err)
 		}
 		if rep.Jobs == 0 {
@@ -127,10 +130,25 @@ func (w *statsWorker) Work(ctx context.Context, job *river.Job[StatsArgs]) error
 	}
 	rep.Rows += rows
 	rep.Missing = missing
-	if rep.JobRequests, rep.RateLimited, err = stats.JobsRequests(ctx, w.deps.Pool, runID); err != nil {
+	jobRequests, jobLimited, err := stats.JobsRequests(ctx, w.deps.Pool, runID)
+	if err != nil {
 		return err
 	}
+	rep.JobRequests = jobRequests
+	rep.RateLimited += jobLimited // the planning's own 429s are in the checkpoint
 	return endStatsRun(ctx, w.deps, runID, rep)
+}
+
+// keepRateLimited records in the run's checkpoint the 429 answers an
+// attempt that ended early (a snooze, a retry) met, so the report counts
+// them though the attempt's other counts are redone by the next one.
+func keepRateLimited(ctx context.Context, deps *Deps, runID int64, limited int) error {
+	run, err := stats.GetRun(ctx, deps.Pool, runID)
+	if err != nil || run.Outcome != store.RunRunning || run.Report.RateLimited >= limited {
+		return err
+	}
+	run.Report.RateLimited = limited
+	return store.SetRun(ctx, deps.Pool, runID, store.RunRunning, run.Report, "")
 }
 
 // endStatsRun ends a run that pulled rep with the outcome rep says

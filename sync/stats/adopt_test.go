@@ -344,3 +344,20 @@ func TestTheIntentsSecondKeepsAnOlderJobOutAndTheFreshOneIn(t *testing.T) {
 		})
 	}
 }
+
+func TestTheReportCountsTheSynchronousPulls429sApart(t *testing.T) {
+	t.Parallel()
+	b := fixedAsyncSetup(t, fixtures.StatsJobOptions{})
+	b.useFakeClock(t)
+	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "**/stats/accounts/*", Method: "GET", Kind: fixtures.Fault429, Times: 2})
+	rep, err := b.runner.Run(context.Background(), stats.Request{})
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.RateLimited, "each 429 is counted, apart from the requests")
+	sent := 0
+	for name, f := range b.fake.Srv.Stats().Families {
+		if strings.Contains(name, "/stats/accounts/") && !strings.Contains(name, "active_entities") {
+			sent += f.Requests
+		}
+	}
+	require.Equal(t, sent, rep.Requests+rep.RateLimited, "every synchronous request the service saw is counted once, its 429s apart")
+}

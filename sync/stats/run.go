@@ -93,9 +93,9 @@ type Report struct {
 	// as they are stored.
 	Jobs int `json:"jobs"`
 	// JobRequests counts the requests the asynchronous jobs made (job
-	// POSTs, listings, file downloads) and RateLimited the 429 answers
-	// they got (apart: a request answered 429 and then served is one
-	// request and one 429).
+	// POSTs, listings, file downloads) and RateLimited the 429 answers of
+	// the whole run, synchronous pulls and jobs (apart: a request answered
+	// 429 and then served is one request and one 429).
 	JobRequests int `json:"job_requests"`
 	RateLimited int `json:"rate_limited"`
 	// Missing names the ids and days of jobs that kept failing.
@@ -147,6 +147,11 @@ func (r *Runner) clock() time.Time {
 // Request.Resume goes on from the first account not done (re-pulling an
 // account replaces, so never double counts).
 func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
+	// The 429 answers of the synchronous pulls (the requests are counted
+	// by kind below); a 429 that ends the attempt is in the Report
+	// returned with the error.
+	tally := &api.Tally{}
+	ctx = api.WithTally(ctx, tally)
 	set, err := r.Settings.For(req)
 	if err != nil {
 		return Report{}, err
@@ -171,7 +176,10 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 		} else {
 			rep.Accounts++
 			rep.AccountDays += span.days()
-			if async, err = r.pullAccount(ctx, a, set, req.Segmentation == "", span, now, &rep); err != nil {
+			async, err = r.pullAccount(ctx, a, set, req.Segmentation == "", span, now, &rep)
+			_, limited := tally.Take()
+			rep.RateLimited += limited
+			if err != nil {
 				return rep, err
 			}
 		}
