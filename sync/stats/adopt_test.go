@@ -153,36 +153,35 @@ func (b *testBundle) advanceUntilError(t *testing.T, id int64) error {
 
 func TestAJobAnsweringOtherParametersStoresNothingAndNamesBoth(t *testing.T) {
 	t.Parallel()
-	t.Run("record", func(t *testing.T) {
-		t.Parallel()
-		b := fixedAsyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
-		a := b.firstAccount(t)
-		_, ids := b.asyncRun(t, b.twentyDays(a))
-		mine, other := b.waitingJobs(t, ids)
-		require.NoError(t, b.fake.Srv.MixUpStats(fixtures.StatsMixups{RecordOf: map[string]string{mine: other}}))
-		err := b.advanceUntilError(t, ids[0])
-		var me *stats.MismatchError
-		require.True(t, errors.As(err, &me), "%v", err)
-		require.Contains(t, err.Error(), "stats job "+mine)
-		require.Contains(t, me.Asked, "account "+a.ID+" CAMPAIGN ")
-		require.NotEqual(t, me.Asked, me.Got, "both are named")
-		require.NotEmpty(t, me.Fields)
-		b.requireNoRows(t)
-	})
-	t.Run("file", func(t *testing.T) {
-		t.Parallel()
-		b := fixedAsyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
-		a := b.firstAccount(t)
-		_, ids := b.asyncRun(t, b.twentyDays(a))
-		mine, other := b.waitingJobs(t, ids)
-		require.NoError(t, b.fake.Srv.MixUpStats(fixtures.StatsMixups{FileOf: map[string]string{mine: other}}))
-		err := b.advanceUntilError(t, ids[0])
-		var me *stats.MismatchError
-		require.True(t, errors.As(err, &me), "%v", err)
-		require.Contains(t, err.Error(), "the file of stats job "+mine)
-		require.NotEqual(t, me.Asked, me.Got)
-		b.requireNoRows(t)
-	})
+	for _, tc := range []struct {
+		name  string
+		mixup func(mine, other string) fixtures.StatsMixups
+		says  func(mine string) string
+	}{
+		{"record", func(mine, other string) fixtures.StatsMixups {
+			return fixtures.StatsMixups{RecordOf: map[string]string{mine: other}}
+		}, func(mine string) string { return "stats job " + mine }},
+		{"file", func(mine, other string) fixtures.StatsMixups {
+			return fixtures.StatsMixups{FileOf: map[string]string{mine: other}}
+		}, func(mine string) string { return "the file of stats job " + mine }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := fixedAsyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
+			a := b.firstAccount(t)
+			_, ids := b.asyncRun(t, b.twentyDays(a))
+			mine, other := b.waitingJobs(t, ids)
+			require.NoError(t, b.fake.Srv.MixUpStats(tc.mixup(mine, other)))
+			err := b.advanceUntilError(t, ids[0])
+			var me *stats.MismatchError
+			require.True(t, errors.As(err, &me), "%v", err)
+			require.Contains(t, err.Error(), tc.says(mine))
+			require.Contains(t, me.Asked, "account "+a.ID+" CAMPAIGN ")
+			require.NotEqual(t, me.Asked, me.Got, "both are named")
+			require.NotEmpty(t, me.Fields)
+			b.requireNoRows(t)
+		})
+	}
 }
 
 func TestAnAnswerWithAnIDNotAskedForStoresNothing(t *testing.T) {
