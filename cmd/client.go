@@ -33,7 +33,7 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 // apiConfig is the client configuration apiClient builds a client from
 // (doctor builds its own client from it).
 func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, error) {
-	if err := a.fakeForDemo(); err != nil {
+	if err := a.fakeForDemo(ctx); err != nil {
 		return api.Config{}, err
 	}
 	c := a.cfg.API

@@ -7,10 +7,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localfake"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
@@ -19,6 +21,10 @@ import (
 
 // demoPGDir holds the demo's local PostgreSQL cluster.
 var demoPGDir = filepath.Join(demoDir, "pg")
+
+// demoFakeDir holds the demo's shared fake service: where it listens, its
+// audiences, its log.
+var demoFakeDir = filepath.Join(demoDir, "fake")
 
 // errNoDatabase is every command's answer when no database is configured
 // and the current directory holds no demo database either.
@@ -88,49 +94,93 @@ func (a *app) serviceConfigured() bool {
 	return false
 }
 
-// fakeForDemo serves the fake service in this process when the database is
-// the demo's and no service is configured: commands run in the demo's
-// directory then talk to what the demo talked to. The fake is generated
-// afresh from its seed for each command; a configured database never gets
-// its data (the demo database is never a configured one).
-func (a *app) fakeForDemo() error {
+// fakeForDemo points this command at the demo's shared fake service when
+// the database is the demo's and no service is configured: every command
+// run in the demo's directory then talks to one fake. A configured database
+// never gets its data (the demo database is never a configured one).
+func (a *app) fakeForDemo(ctx context.Context) error {
 	if !a.demoDB || a.fakeStarted || a.serviceConfigured() {
 		return nil
 	}
-	apiURL, _, err := a.startFake()
+	apiURL, _, how, err := a.startFake(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "adsync: no service configured: using the demo's fake service at %s (generated afresh from its seed for this command)\n", apiURL)
+	fmt.Fprintf(a.stderr, "adsync: no service configured: using the demo's fake service at %s (%s)\n", apiURL, how)
 	return nil
 }
 
-// startFake serves the fake service in this process with the default
-// generated data and points the configuration at it.
-func (a *app) startFake() (apiURL, adsURL string, err error) {
+// startFake points the configuration at the fake service with the default
+// generated data: for the demo's database the fake shared by every adsync
+// command run in its directory (started if none runs), else one served in
+// this process. how says which, for people.
+func (a *app) startFake(ctx context.Context) (apiURL, adsURL, how string, err error) {
 	opts := fixtures.DefaultOptions()
-	srv := fixtures.New(opts)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", "", fmt.Errorf("starting the fake service: %w", err)
+	if a.demoDB {
+		f, err := a.startSharedFake(ctx)
+		if err != nil {
+			return "", "", "", err
+		}
+		apiURL = f.URL
+		switch {
+		case f.StartedHere():
+			how = "started for this command, stopped when the last adsync command using it ends"
+		case f.ByHand:
+			how = fmt.Sprintf("already running, pid %d, started by hand", f.PID)
+		default:
+			how = fmt.Sprintf("already running, pid %d, shared by the adsync commands run here", f.PID)
+		}
+		// A fake that starts with no audiences kept by an earlier one gets
+		// those earlier commands created (a demo directory older than the
+		// shared fake).
+		a.replayPending = f.StartedHere() && f.Fresh()
+	} else {
+		srv := fixtures.New(opts)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", "", "", fmt.Errorf("starting the fake service: %w", err)
+		}
+		hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		a.onClose(func() { _ = hs.Close() })
+		apiURL, how = "http://"+ln.Addr().String(), "served in this process, generated afresh from its seed"
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	a.onClose(func() { _ = hs.Close() })
-	apiURL, adsURL, sandboxURL := srv.URLs("http://" + ln.Addr().String())
+	apiURL, adsURL, sandboxURL := fixtures.URLs(apiURL)
 	a.cfg.API.URL, a.cfg.API.AdsURL, a.cfg.API.SandboxAdsURL = apiURL, adsURL, sandboxURL
 	a.cfg.API.ConsumerKey, a.cfg.API.ConsumerSecret = opts.ConsumerKey, opts.ConsumerSecret
 	a.cfg.API.AccessToken, a.cfg.API.AccessSecret = opts.OwnerToken, opts.OwnerSecret
 	a.fakeStarted = true
-	a.replayPending = a.demoDB
-	return apiURL, adsURL, nil
+	return apiURL, adsURL, how, nil
 }
 
-// replayDemoAudiences creates again, in the fake this command started for
-// the demo's database, the audiences adsync created in earlier commands'
-// fakes (recorded in audience_creates), in the order they were created:
-// the fake, generated afresh from its seed, then holds them under the same
-// ids, and an audience created now gets an id no earlier one has.
+// startSharedFake starts (or attaches to) the demo's shared fake under
+// .adsync/fake/ and, when the command ends, stops it if no other adsync
+// command is using it and adsync started it.
+func (a *app) startSharedFake(ctx context.Context) (*localfake.Fake, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("starting the demo's fake service: %w", err)
+	}
+	f, err := localfake.Start(ctx, localfake.Options{Dir: demoFakeDir, Command: func(audiences, addr string) *exec.Cmd {
+		return exec.Command(self, "fixtures", "serve", "--addr", "127.0.0.1:0", "--audience-file", audiences, "--addr-file", addr)
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("starting the demo's fake service: %w", err)
+	}
+	a.onClose(func() {
+		if err := f.Stop(); err != nil {
+			a.log.Sugar().Warnf("stopping the demo's fake service: %v", err)
+		}
+	})
+	return f, nil
+}
+
+// replayDemoAudiences creates again, in a shared fake this command started
+// with no audiences kept (a demo directory left by an adsync whose fakes
+// lived in each command), the audiences adsync created in earlier commands
+// (recorded in audience_creates), in the order they were created: the
+// fake, generated afresh from its seed, then holds them under the same ids,
+// and an audience created now gets an id no earlier one has.
 func (a *app) replayDemoAudiences(ctx context.Context, pool *pgxpool.Pool, c *api.Client) error {
 	if !a.replayPending {
 		return nil

@@ -1,11 +1,109 @@
 package adsynccmd
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localfake"
 	"github.com/spf13/cobra"
 )
+
+// demoFakeDataFlags are the flags of fixtures serve that change the fake's
+// data or credentials: the demo's shared fake keeps the defaults.
+var demoFakeDataFlags = []string{"seed", "accounts", "campaigns", "line-items", "cards", "posts", "audiences", "media",
+	"consumer-key", "consumer-secret", "owner-token", "owner-secret", "audience-file"}
+
+// changedFlags lists the flags of names given on cmd's command line, as --NAME.
+func changedFlags(cmd *cobra.Command, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if cmd.Flags().Changed(n) {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
+}
+
+// serveFake serves a fake of its own on addr until ctx is done, writing
+// the address to addrFile once listening (when given). In the demo's
+// directory it says, on stderr, that the demo's commands keep using the
+// shared fake when one runs.
+func (a *app) serveFake(ctx context.Context, addr string, opts fixtures.Options, addrFile string) error {
+	if demoDatabaseHere() {
+		if rec, ok := localfake.Running(ctx, demoFakeDir); ok {
+			fmt.Fprintf(a.stderr, "adsync: the demo's commands keep using its shared fake at %s (pid %d), not this one\n", rec.URL, rec.PID)
+		}
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	if err := writeAddrFile(ln, addrFile); err != nil {
+		return err
+	}
+	return fixtures.ServeOn(ctx, ln, opts, a.printLine)
+}
+
+// serveDemoFake is fixtures serve in the demo's directory without --addr:
+// where the demo's shared fake runs, or that fake served here (started by
+// hand: adsync commands use it and never stop it) until ctx is done.
+func (a *app) serveDemoFake(ctx context.Context, addr string, opts fixtures.Options, addrFile string) error {
+	if rec, ok := localfake.Running(ctx, demoFakeDir); ok {
+		a.printRunningDemoFake(rec)
+		return nil
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	rec, ok, release, err := localfake.ServeByHand(ctx, demoFakeDir, "http://"+ln.Addr().String())
+	if err != nil || !ok {
+		ln.Close()
+		if err == nil {
+			a.printRunningDemoFake(rec)
+		}
+		return err
+	}
+	defer release()
+	if err := writeAddrFile(ln, addrFile); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "serving the demo's shared fake service (adsync commands run in this directory use it and never stop it; Ctrl-C stops it)\n")
+	opts.AudienceFile = localfake.AudienceFile(demoFakeDir)
+	return fixtures.ServeOn(ctx, ln, opts, a.printLine)
+}
+
+// writeAddrFile writes the address ln listens on to path (when given),
+// closing ln if it cannot.
+func writeAddrFile(ln net.Listener, path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
+		ln.Close()
+		return fmt.Errorf("writing the address file: %w", err)
+	}
+	return nil
+}
+
+// printRunningDemoFake says where the demo's shared fake runs.
+func (a *app) printRunningDemoFake(rec localfake.Record) {
+	who := "started by an adsync command, stopped when the last adsync command using it ends; its log: " +
+		filepath.Join(demoFakeDir, "server.log")
+	if rec.ByHand {
+		who = "started by hand"
+	}
+	fmt.Fprintf(a.stdout, "the demo's fake service is already running at %s (pid %d, %s)\n", rec.URL, rec.PID, who)
+	fmt.Fprintf(a.stdout, "pass --addr HOST:PORT to serve a fake of your own beside it\n")
+}
+
+// printLine prints one line of format on stdout.
+func (a *app) printLine(format string, args ...any) { fmt.Fprintf(a.stdout, format+"\n", args...) }
 
 func (a *app) fixturesCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "fixtures", Short: "The fake service every test and the demo talk to"}
@@ -15,7 +113,7 @@ func (a *app) fixturesCommand() *cobra.Command {
 
 func (a *app) fixturesServeCommand() *cobra.Command {
 	opts := fixtures.DefaultOptions()
-	var addr string
+	var addr, addrFile string
 	var rateLimitsOff bool
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -23,7 +121,13 @@ func (a *app) fixturesServeCommand() *cobra.Command {
 		Long: `Serve the fake service until interrupted. Point a client at it with
   ADSYNC_API_URL=http://ADDR  ADSYNC_ADS_URL=http://ADDR/ads  ADSYNC_SANDBOX_ADS_URL=http://ADDR/sandbox
 and the default credentials (see --help of the credential flags). Ground truth and fault
-injection are under http://ADDR/_fixtures/.`,
+injection are under http://ADDR/_fixtures/.
+
+In the demo's directory (where adsync run left .adsync/), without --addr it is about the
+demo's shared fake, the one every adsync command run there uses: when it runs, this says
+where (URL and pid) and exits 0; when none runs, it serves it here on 127.0.0.1:8080,
+with the audiences the demo's earlier fakes kept, until interrupted (adsync commands use
+it and never stop it). With --addr it serves a fake of its own, never the demo's.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Accounts < 1 || opts.CampaignsPerAccount < 0 || opts.CardsPerAccount < 0 || opts.LineItemsPerCampaign < 0 ||
@@ -31,13 +135,22 @@ injection are under http://ADDR/_fixtures/.`,
 				return usageError("fixtures serve: --accounts must be at least 1 and other sizes at least 0")
 			}
 			opts.RateLimits.Disabled = rateLimitsOff
-			return fixtures.ListenAndServe(cmd.Context(), addr, opts, func(format string, args ...any) {
-				fmt.Fprintf(a.stdout, format+"\n", args...)
-			})
+			if !cmd.Flags().Changed("addr") && demoDatabaseHere() {
+				if changed := changedFlags(cmd, demoFakeDataFlags); len(changed) > 0 {
+					return usageError("fixtures serve: in the demo's directory, without --addr, it serves the demo's shared fake, "+
+						"with its generated data and credentials: pass --addr to serve a fake of your own with %s", strings.Join(changed, ", "))
+				}
+				return a.serveDemoFake(cmd.Context(), addr, opts, addrFile)
+			}
+			return a.serveFake(cmd.Context(), addr, opts, addrFile)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "listen address (HOST:PORT; port 0 picks a free one)")
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "listen address (HOST:PORT; port 0 picks a free one); in the demo's directory, "+
+		"without it: the demo's shared fake (where it runs, or served here on 127.0.0.1:8080)")
+	f.StringVar(&opts.AudienceFile, "audience-file", "", "keep the custom audiences and their members in this file across restarts "+
+		"(loaded at start, written after each change)")
+	f.StringVar(&addrFile, "addr-file", "", "write the address listened on (HOST:PORT) to this file once listening")
 	f.Int64Var(&opts.Seed, "seed", opts.Seed, "seed of the generated data")
 	f.IntVar(&opts.Accounts, "accounts", opts.Accounts, "ad accounts")
 	f.IntVar(&opts.CampaignsPerAccount, "campaigns", opts.CampaignsPerAccount, "campaigns per account")

@@ -246,12 +246,12 @@ func (a *app) demoEnvironment(ctx context.Context, mode runMode) error {
 	if !mode.fakeService {
 		return nil
 	}
-	apiURL, adsURL, err := a.startFake()
+	apiURL, adsURL, how, err := a.startFake(ctx)
 	if err != nil {
 		return err
 	}
 	opts := fixtures.DefaultOptions()
-	fmt.Fprintf(a.stdout, "fake service: %s (ads %s), %d accounts generated from seed %d\n", apiURL, adsURL, opts.Accounts, opts.Seed)
+	fmt.Fprintf(a.stdout, "fake service: %s (ads %s), %d accounts generated from seed %d (%s)\n", apiURL, adsURL, opts.Accounts, opts.Seed, how)
 	return nil
 }
 
@@ -284,9 +284,8 @@ func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
 	}
 	uf := &uploadFlags{account: account, in: file, display: name, op: audience.OperationUpdate, mode: audience.ModeAdd, wait: true,
 		hf: defaultHashFlags(), trigger: "run"}
-	// The fake is generated afresh for every run: an audience an earlier run
-	// created is created again, under the same id, and named as the earlier
-	// run's.
+	// The demo's fake keeps the audiences earlier runs created: such an
+	// audience is named as the earlier run's.
 	created, err := audience.CreatedAudiences(ctx, deps.Pool)
 	if err != nil {
 		return err

@@ -104,6 +104,12 @@ func (e *env) start(t *testing.T, args ...string) *proc {
 	require.NoError(t, err)
 	cmd := exec.Command(self, append(args, "--config", e.conf)...)
 	cmd.Env = append(os.Environ(), asMainEnv+"=1")
+	return startProc(t, cmd)
+}
+
+// startProc starts cmd, collecting its output; the test's end kills it.
+func startProc(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	p := &proc{cmd: cmd, done: make(chan struct{})}

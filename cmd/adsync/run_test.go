@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// runInDir runs adsync args in dir with no ADSYNC_ setting from this
+// commandInDir is adsync args in dir with no ADSYNC_ setting from this
 // process's environment, only those of env.
-func runInDir(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+func commandInDir(t *testing.T, dir string, env []string, args ...string) *exec.Cmd {
 	t.Helper()
 	self, err := os.Executable()
 	require.NoError(t, err)
@@ -28,6 +29,14 @@ func runInDir(t *testing.T, dir string, env []string, args ...string) (int, stri
 		}
 	}
 	cmd.Env = append(cmd.Env, append(env, asMainEnv+"=1")...)
+	return cmd
+}
+
+// runInDir runs adsync args in dir with no ADSYNC_ setting from this
+// process's environment, only those of env.
+func runInDir(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := commandInDir(t, dir, env, args...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	_ = cmd.Run()

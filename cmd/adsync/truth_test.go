@@ -5,6 +5,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/adsync/adsync/fixtures"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,8 +25,15 @@ var truthKinds = map[string][]string{
 // exactly once (its id, per account) with its deleted flag, and nothing else.
 func (e *env) requireEntitiesMatchTruth(t *testing.T) {
 	t.Helper()
+	requireEntitiesMatch(t, e.pool, e.srv.AdsTruth())
+}
+
+// requireEntitiesMatch checks that the database of pool holds every entity
+// of truth exactly once (its id, per account) with its deleted flag, and
+// nothing else.
+func requireEntitiesMatch(t *testing.T, pool *pgxpool.Pool, truth fixtures.AdsTruth) {
+	t.Helper()
 	ctx := context.Background()
-	truth := e.srv.AdsTruth()
 	for table, kinds := range truthKinds {
 		for acct, per := range truth.Accounts {
 			var want, wantDeleted []string
@@ -32,7 +41,7 @@ func (e *env) requireEntitiesMatchTruth(t *testing.T) {
 				want = append(want, per[k].IDs...)
 				wantDeleted = append(wantDeleted, per[k].DeletedIDs...)
 			}
-			rows, err := e.pool.Query(ctx, `SELECT id, deleted FROM `+table+` WHERE account_id = $1`, acct)
+			rows, err := pool.Query(ctx, `SELECT id, deleted FROM `+table+` WHERE account_id = $1`, acct)
 			require.NoError(t, err)
 			var got, gotDeleted []string
 			for rows.Next() {
