@@ -16,7 +16,9 @@ import (
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localfake"
 	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/sync/stats"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -136,7 +138,7 @@ func TestCommandsBesideAWorkerInTheDemoDirectoryShareOneFake(t *testing.T) {
 	require.Contains(t, again, "created by an earlier run")
 	require.Contains(t, again, "skipped: fixtures/sample/crm.csv was already uploaded to audience "+demoAudience)
 	require.Equal(t, fake, sharedFake(t, dir), "every command used the worker's fake")
-	requireDemoDatabaseMatchesFake(t, dir, readFakeTruth(t, fake.URL))
+	requireDemoDatabaseMatchesFake(t, dir, fake.URL, readFakeTruth(t, fake.URL))
 	membership := readFakeTruth(t, fake.URL).Ads.Membership
 
 	worker.stop(t)
@@ -156,7 +158,7 @@ func TestCommandsBesideAWorkerInTheDemoDirectoryShareOneFake(t *testing.T) {
 // requireDemoDatabaseMatchesFake checks the demo's database against the
 // shared fake's ground truth: every entity stored once, and every stored
 // analytics job one the fake issued, once.
-func requireDemoDatabaseMatchesFake(t *testing.T, dir string, truth fakeTruth) {
+func requireDemoDatabaseMatchesFake(t *testing.T, dir, url string, truth fakeTruth) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := localpg.Start(ctx, localpg.Options{Dir: filepath.Join(dir, ".adsync", "pg"), Persistent: true, Durable: true})
@@ -186,4 +188,54 @@ func requireDemoDatabaseMatchesFake(t *testing.T, dir string, truth fakeTruth) {
 	}
 	require.NoError(t, rows.Err())
 	require.Positive(t, stored)
+	requireStatsMatchFake(t, pool, url, truth)
+}
+
+// requireStatsMatchFake checks the stored daily analytics of every account
+// against the shared fake's ground truth (GET /_fixtures/analytics) over
+// days every account's lookback holds whole in any zone, with a day of
+// margin on each side for a test that runs across midnight.
+func requireStatsMatchFake(t *testing.T, pool *pgxpool.Pool, url string, truth fakeTruth) {
+	t.Helper()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	from, to := today.AddDate(0, 0, -12).Format(time.DateOnly), today.AddDate(0, 0, -3).Format(time.DateOnly)
+	type key struct{ entity, id, placement, date string }
+	type sums struct{ impressions, engagements, charge int64 }
+	checked := 0
+	for acct := range truth.Ads.Accounts {
+		want := map[key]sums{}
+		for _, entity := range stats.DefaultEntities {
+			resp, err := http.Get(url + "/_fixtures/analytics?account_id=" + acct + "&entity=" + entity + "&start=" + from + "&end=" + to)
+			require.NoError(t, err)
+			var body struct {
+				Rows []fixtures.AnalyticsTruthRow `json:"rows"`
+			}
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+			resp.Body.Close()
+			for _, r := range body.Rows {
+				if v := (sums{r.Impressions, r.Engagements, r.BilledChargeLocalMicro}); v != (sums{}) {
+					want[key{r.Entity, r.EntityID, r.Placement, r.Date}] = v
+				}
+			}
+		}
+		got := map[key]sums{}
+		rows, err := pool.Query(context.Background(), `SELECT entity_type, entity_id, placement, bucket_date::text,
+        coalesce(sum(impressions), 0), coalesce(sum(engagements), 0), coalesce(sum(billed_charge_local_micro), 0)
+    FROM ad_stats WHERE account_id = $1 AND granularity = 'DAY' AND segment_type = ''
+        AND bucket_date BETWEEN $2::date AND $3::date GROUP BY 1, 2, 3, 4`, acct, from, to)
+		require.NoError(t, err)
+		for rows.Next() {
+			var k key
+			var v sums
+			require.NoError(t, rows.Scan(&k.entity, &k.id, &k.placement, &k.date, &v.impressions, &v.engagements, &v.charge))
+			if v != (sums{}) {
+				got[k] = v
+			}
+		}
+		require.NoError(t, rows.Err())
+		require.Equal(t, want, got, "account %s's daily analytics from %s to %s", acct, from, to)
+		checked += len(want)
+	}
+	require.Positive(t, checked, "the accounts delivered in those days")
 }
