@@ -12,6 +12,7 @@ import (
 
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/fixtures/s3test"
+	"github.com/adsync/adsync/sync/stats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,6 +49,9 @@ func TestDoctorPassesEveryCheckAgainstTheFakeAndShowsNoSecret(t *testing.T) {
 	require.Regexp(t, `(?m)^api\.consumer_secret\s+\*{8}\s+file `+regexp.QuoteMeta(conf)+`:6$`, r.stdout)
 	require.Regexp(t, `(?m)^database_url\s+\S+\s+flag --database-url$`, r.stdout)
 	require.Regexp(t, `(?m)^api\.timeout\s+30s\s+default$`, r.stdout)
+	// The analytics defaults as the pipeline applies them, not an empty list.
+	require.Regexp(t, `(?m)^stats\.entities\s+`+strings.Join(stats.DefaultEntities, ", ")+`\s+default$`, r.stdout)
+	require.Regexp(t, `(?m)^stats\.metric_groups\s+`+strings.Join(stats.Groups, ", ")+`\s+default$`, r.stdout)
 	require.Regexp(t, `(?m)^export\.out\s+`+regexp.QuoteMeta(out)+`\s+file `, r.stdout)
 	require.Contains(t, r.stdout, "these credentials reach 3 accounts")
 	require.Contains(t, r.stdout, "all checks passed")
