@@ -141,6 +141,7 @@ func nextSteps(out, globals, note string, demo bool) string {
 		again += " --demo"
 	}
 	line(self+" status"+globals, "recent runs, queues, failures")
+	line(self+" db"+globals+" -- -c "+shellQuote(runsQuery), "the same runs with psql; adsync db alone opens a session")
 	line(again, "again: the sync is incremental, the same CRM file is skipped")
 	line(self+" export --out "+shellQuote(out)+" --full"+globals, "every row again, not only what changed")
 	if q := duckdbCommand(out); q != "" {
@@ -150,6 +151,9 @@ func nextSteps(out, globals, note string, demo bool) string {
 	line(self+" fixtures serve --addr 127.0.0.1:0", "the fake service on its own, to point any client at; Ctrl-C stops it")
 	return b.String()
 }
+
+// runsQuery is the query the next steps suggest running with adsync db.
+const runsQuery = "select pipeline, outcome, count(*) from sync_runs group by 1, 2 order by 1, 2"
 
 // passedGlobals is the --config and --database-url adsync was given, as
 // flags to repeat. A database URL holding a password is never printed:
