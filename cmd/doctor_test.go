@@ -183,3 +183,33 @@ func TestDoctorChecksAnS3ExportPrefixWithTheSameRules(t *testing.T) {
 	require.NotContains(t, r.stdout+r.stderr, "wrong-secret-value")
 	require.NotContains(t, r.stdout+r.stderr, srv.SecretKey)
 }
+
+// An S3 endpoint that refuses connections is named by host and port, with
+// what to do about it, and the AWS SDK adds nothing to the output. It sets
+// the AWS environment: not in parallel.
+func TestDoctorNamesAnS3EndpointThatRefusesTheConnection(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_") {
+			t.Setenv(k, "")
+			require.NoError(t, os.Unsetenv(k))
+		}
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDNEVERSHOWN")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret-never-shown")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "config"))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("export:\n  out: \"s3://bkt/p?endpoint=http://"+addr+"&use_path_style=true&region=us-east-1\"\n"), 0o600))
+
+	r := run(t, "doctor", "--config", file)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "export"))
+	require.Contains(t, r.stdout, "the S3 endpoint "+addr+" refused the connection")
+	require.Contains(t, r.stdout, "-> start the S3 server at "+addr+", or correct the endpoint in export.out (from file "+file+":2)")
+	require.NotContains(t, r.stdout, "make it writable")
+	require.NotContains(t, r.stdout+r.stderr, "secret-never-shown")
+	require.NotContains(t, r.stdout+r.stderr, "AKIDNEVERSHOWN")
+}
