@@ -89,8 +89,9 @@ func (a *app) audienceHashCommand() *cobra.Command {
 		Use:   "hash",
 		Short: "Normalize and SHA-256 a CSV or NDJSON file into NDJSON user objects, without network",
 		Long: `Normalize and hash every row of --in (CSV with a header, or NDJSON; gzip is read
-transparently) into one user object per valid row, written as NDJSON to --out or stdout.
-A row with any invalid value is left out whole. The report (rows read, per-type valid and
+transparently) into one user object per user, written as NDJSON to --out or stdout.
+A row with any invalid value is left out whole; a row repeating a user already in the file
+(the same identifiers once normalized and hashed) is counted as a duplicate, not written again. The report (rows read, per-type valid and
 invalid counts, invalid rows by line) goes to stdout when --out is a file, else to stderr.
 A run that fails (more invalid rows than --max-invalid, an unreadable file) writes no user:
 --out is written atomically and leaves no file, and stdout gets the users only once the

@@ -182,3 +182,31 @@ func TestAudienceHashHintsAtTheDelimiterAndReadsItWithTheFlag(t *testing.T) {
 }
 
 func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
+
+// tripled is 10 users, each written 3 times (in other cases).
+func tripled() string {
+	var b strings.Builder
+	b.WriteString("email\n")
+	for rep := range 3 {
+		for i := range 10 {
+			e := fmt.Sprintf("user%d@example.com", i)
+			if rep == 1 {
+				e = strings.ToUpper(e)
+			}
+			b.WriteString(e + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestAudienceHashWritesEachUserOnceAndCountsTheRepeats(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "users.ndjson")
+	r := run(t, "audience", "hash", "--in", writeFile(t, "users.csv", tripled()), "--out", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t, 10, strings.Count(string(got), "\n"))
+	require.Contains(t, r.stdout, "rows read: 30\nrows emitted: 10\n")
+	require.Contains(t, r.stdout, "duplicates: 20 rows repeat a user already in the file (each user is sent once)\n")
+}

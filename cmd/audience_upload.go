@@ -57,8 +57,9 @@ audience but absent from the file are sent as Delete. A replace from a file with
 user is refused, and one that would delete more than --max-delete of the identifiers adsync
 knows the audience holds is refused unless --force; a refused replace sends nothing at all.
 
-The plan (users to add, identifiers to delete, users unchanged) is printed before anything
-is recorded or sent; --dry-run prints it, fails as the upload would (exit 1 when it would be
+Each user (the same identifiers once normalized and hashed) is sent once: rows repeating
+a user already in the file are counted as duplicates. The plan (users to add, identifiers
+to delete, users unchanged, duplicates) is printed before anything is recorded or sent; --dry-run prints it, fails as the upload would (exit 1 when it would be
 refused), and records and sends nothing.
 
 CSV fields are separated by commas unless --delimiter says otherwise (--delimiter ';',
@@ -266,13 +267,17 @@ func shellQuote(s string) string {
 }
 
 // writePlan prints a new plan for people, before anything of it is
-// recorded or sent: the invalid rows left out, then what it sends.
+// recorded or sent: the invalid rows left out, the rows repeating a user,
+// then what it sends (users, each once).
 func writePlan(w io.Writer, audienceID string, uf *uploadFlags, res *audience.PlanResult) {
 	for _, e := range res.Report.InvalidRows {
 		fmt.Fprintf(w, "invalid: line %d: %s (not uploaded)\n", e.Line, e.Reason)
 	}
 	if n := res.Report.RowsInvalid - len(res.Report.InvalidRows); n > 0 {
 		fmt.Fprintf(w, "invalid: %d more rows not listed\n", n)
+	}
+	if res.Report.RowsDuplicate > 0 {
+		fmt.Fprintln(w, res.Report.DuplicatesLine())
 	}
 	s := res.Summary
 	switch {

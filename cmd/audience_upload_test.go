@@ -344,3 +344,22 @@ func TestAudienceUploadRefusesAnUnknownAccountInOneLine(t *testing.T) {
 		require.Empty(t, r.stdout)
 	}
 }
+
+// A replace from a file holding its 10 users 3 times counts 10 users
+// unchanged, not 30, and says the other rows repeat users.
+func TestAudienceUploadCountsEachUserOnceAndReportsDuplicates(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	acct, aud := b.firstAudience(t)
+	file := writeFile(t, "crm.csv", tripled())
+	r := b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", file, "--wait")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "duplicates: 20 rows repeat a user already in the file (each user is sent once)\nplan for audience "+aud+" (add):\n  add: 10 users\n")
+	require.Contains(t, r.stdout, "adds: 10 sent, 10 accepted")
+	require.Len(t, b.srv.AudienceMembers(aud, "email"), 10)
+
+	r = b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--mode", "replace", "--in", file, "--wait")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "duplicates: 20 rows repeat a user already in the file (each user is sent once)\n"+
+		"plan for audience "+aud+" (replace):\n  add:        0 users\n  delete:     0 of 10 known identifiers\n  unchanged: 10 users\n")
+}

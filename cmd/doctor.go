@@ -319,7 +319,12 @@ func (a *app) checkExportFolder(ctx context.Context, pool *pgxpool.Pool) doctorC
 	c := doctorCheck{name: "export"}
 	state, err := export.CheckOutput(ctx, pool, a.cfg.Export.Out)
 	var oe *export.OwnershipError
+	var refused *export.EndpointRefusedError
 	switch {
+	case errors.As(err, &refused):
+		c.status, c.found = checkFail, err.Error()
+		c.todo = "start the S3 server at " + refused.Endpoint + ", or correct the endpoint in " + a.from("export.out")
+		return c
 	case errors.As(err, &oe):
 		c.status, c.found = checkFail, "export would refuse "+out+": "+oe.Reason
 		c.todo = "point " + a.from("export.out") + " at a new or empty folder or prefix (adsync marks it and owns it from then on)"

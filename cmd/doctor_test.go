@@ -12,6 +12,7 @@ import (
 
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/fixtures/s3test"
+	"github.com/adsync/adsync/sync/stats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,6 +49,9 @@ func TestDoctorPassesEveryCheckAgainstTheFakeAndShowsNoSecret(t *testing.T) {
 	require.Regexp(t, `(?m)^api\.consumer_secret\s+\*{8}\s+file `+regexp.QuoteMeta(conf)+`:6$`, r.stdout)
 	require.Regexp(t, `(?m)^database_url\s+\S+\s+flag --database-url$`, r.stdout)
 	require.Regexp(t, `(?m)^api\.timeout\s+30s\s+default$`, r.stdout)
+	// The analytics defaults as the pipeline applies them, not an empty list.
+	require.Regexp(t, `(?m)^stats\.entities\s+`+strings.Join(stats.DefaultEntities, ", ")+`\s+default$`, r.stdout)
+	require.Regexp(t, `(?m)^stats\.metric_groups\s+`+strings.Join(stats.Groups, ", ")+`\s+default$`, r.stdout)
 	require.Regexp(t, `(?m)^export\.out\s+`+regexp.QuoteMeta(out)+`\s+file `, r.stdout)
 	require.Contains(t, r.stdout, "these credentials reach 3 accounts")
 	require.Contains(t, r.stdout, "all checks passed")
@@ -178,4 +182,34 @@ func TestDoctorChecksAnS3ExportPrefixWithTheSameRules(t *testing.T) {
 	require.Contains(t, r.stdout, "check the AWS credentials")
 	require.NotContains(t, r.stdout+r.stderr, "wrong-secret-value")
 	require.NotContains(t, r.stdout+r.stderr, srv.SecretKey)
+}
+
+// An S3 endpoint that refuses connections is named by host and port, with
+// what to do about it, and the AWS SDK adds nothing to the output. It sets
+// the AWS environment: not in parallel.
+func TestDoctorNamesAnS3EndpointThatRefusesTheConnection(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_") {
+			t.Setenv(k, "")
+			require.NoError(t, os.Unsetenv(k))
+		}
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDNEVERSHOWN")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret-never-shown")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "config"))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("export:\n  out: \"s3://bkt/p?endpoint=http://"+addr+"&use_path_style=true&region=us-east-1\"\n"), 0o600))
+
+	r := run(t, "doctor", "--config", file)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Equal(t, "FAIL", doctorLine(t, r.stdout, "export"))
+	require.Contains(t, r.stdout, "the S3 endpoint "+addr+" refused the connection")
+	require.Contains(t, r.stdout, "-> start the S3 server at "+addr+", or correct the endpoint in export.out (from file "+file+":2)")
+	require.NotContains(t, r.stdout, "make it writable")
+	require.NotContains(t, r.stdout+r.stderr, "secret-never-shown")
+	require.NotContains(t, r.stdout+r.stderr, "AKIDNEVERSHOWN")
 }

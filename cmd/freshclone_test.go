@@ -243,6 +243,11 @@ func TestFreshClonePathEverySuggestedCommandWorksAsPrinted(t *testing.T) {
 				r.stderr, "one line on stderr says which database")
 			require.Contains(t, r.stdout, "RECENT RUNS")
 			require.Regexp(t, `\d+\s+sync\s+run\s+.*succeeded`, r.stdout)
+		case strings.Contains(line, " db "):
+			seen["db"] = true
+			require.Contains(t, r.stderr, "adsync: no database configured: using the demo's local Postgres in .adsync/pg/")
+			require.Regexp(t, `(?m)^\s*pipeline\s*\|\s*outcome\s*\|\s*count\s*$`, r.stdout)
+			require.Regexp(t, `(?m)^\s*sync\s*\|\s*succeeded\s*\|\s*[1-9]\d*\s*$`, r.stdout)
 		case strings.HasSuffix(line, " run") || strings.Contains(line, " run "):
 			seen["run"] = true
 			require.Regexp(t, `campaigns\s+75\s+0\s+0\s+75\s+0\s+0`, r.stdout, "the second pass finds everything unchanged")
@@ -261,7 +266,7 @@ func TestFreshClonePathEverySuggestedCommandWorksAsPrinted(t *testing.T) {
 			require.Regexp(t, `ACTIVE\s+[1-9]\d*\n`, r.stdout)
 		}
 	}
-	for _, k := range []string{"status", "run", "export", "duckdb", "worker", "fixtures serve"} {
+	for _, k := range []string{"status", "db", "run", "export", "duckdb", "worker", "fixtures serve"} {
 		require.True(t, seen[k], "adsync run suggests %s:\n%s", k, block)
 	}
 

@@ -1,6 +1,9 @@
 package adsynccmd
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,4 +53,44 @@ func TestNextStepsForABucket(t *testing.T) {
 	require.Contains(t, steps, ` export --out 's3://b/p?endpoint=http://127.0.0.1:7070&use_path_style=true' --full`)
 	require.NotContains(t, steps, "duckdb")
 	require.NotContains(t, steps, "campaigns/*")
+}
+
+// The suggested commands name the binary as it was invoked: a path typed
+// with a separator as typed when it works from the current directory (else
+// its absolute path), a name the shell found on PATH as that name.
+func TestNextStepsNameTheBinaryAsItWasInvoked(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	exe := filepath.Join(root, "tools", "adsync")
+	require.NoError(t, os.MkdirAll(filepath.Dir(exe), 0o755))
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755))
+	elsewhere := filepath.Join(root, "demo")
+	require.NoError(t, os.MkdirAll(elsewhere, 0o755))
+	noPath := func(string) (string, error) { return "", exec.ErrNotFound }
+	onPath := func(name string) (string, error) {
+		if name == "adsync" {
+			return exe, nil
+		}
+		return "", exec.ErrNotFound
+	}
+
+	require.Equal(t, "../tools/adsync", invokedAs("../tools/adsync", elsewhere, exe, noPath), "relative, as typed")
+	require.Equal(t, "./tools/adsync", invokedAs("./tools/adsync", root, exe, noPath))
+	require.Equal(t, exe, invokedAs(exe, elsewhere, exe, noPath), "absolute, as typed")
+	require.Equal(t, exe, invokedAs("tools/adsync", elsewhere, exe, noPath),
+		"a relative path that does not lead to the binary from here: its absolute path")
+	require.Equal(t, "adsync", invokedAs("adsync", elsewhere, exe, onPath), "found on PATH: the plain name")
+	require.Equal(t, exe, invokedAs("adsync", elsewhere, exe, noPath), "a name not on PATH: the absolute path")
+
+	spaced := filepath.Join(root, "my tools", "adsync")
+	require.NoError(t, os.MkdirAll(filepath.Dir(spaced), 0o755))
+	require.NoError(t, os.WriteFile(spaced, []byte("#!/bin/sh\n"), 0o755))
+	require.Equal(t, "'../my tools/adsync'", invokedAs("../my tools/adsync", elsewhere, spaced, noPath), "quoted for the shell")
+
+	// What go run builds is gone once it ends: make run's build stands in.
+	goRun := filepath.Join(root, "go-build123", "b001", "exe", "adsync")
+	require.Equal(t, "adsync", invokedAs(goRun, elsewhere, goRun, noPath))
+	require.NoError(t, os.MkdirAll(filepath.Join(elsewhere, "bin"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "bin", "adsync"), []byte("#!/bin/sh\n"), 0o755))
+	require.Equal(t, "./bin/adsync", invokedAs(goRun, elsewhere, goRun, noPath))
 }

@@ -71,6 +71,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.exportCommand(),
 		a.workerCommand(),
 		a.statusCommand(),
+		a.dbCommand(),
 		a.doctorCommand(),
 		a.authCommand(),
 		a.apiCommand(),

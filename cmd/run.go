@@ -141,6 +141,7 @@ func nextSteps(out, globals, note string, demo bool) string {
 		again += " --demo"
 	}
 	line(self+" status"+globals, "recent runs, queues, failures")
+	line(self+" db"+globals+" -- -c "+shellQuote(runsQuery), "the same runs with psql; adsync db alone opens a session")
 	line(again, "again: the sync is incremental, the same CRM file is skipped")
 	line(self+" export --out "+shellQuote(out)+" --full"+globals, "every row again, not only what changed")
 	if q := duckdbCommand(out); q != "" {
@@ -150,6 +151,9 @@ func nextSteps(out, globals, note string, demo bool) string {
 	line(self+" fixtures serve --addr 127.0.0.1:0", "the fake service on its own, to point any client at; Ctrl-C stops it")
 	return b.String()
 }
+
+// runsQuery is the query the next steps suggest running with adsync db.
+const runsQuery = "select pipeline, outcome, count(*) from sync_runs group by 1, 2 order by 1, 2"
 
 // passedGlobals is the --config and --database-url adsync was given, as
 // flags to repeat. A database URL holding a password is never printed:
@@ -196,34 +200,61 @@ func duckdbCommand(out string) string {
 	return ""
 }
 
-// selfCommand is how to run this adsync from the current directory: the
-// path it was run by (./bin/adsync from make run), or adsync when it was
-// found on PATH.
+// selfCommand is how to run this adsync from the current directory, as it
+// was invoked (see invokedAs).
 func selfCommand() string {
-	arg0 := os.Args[0]
-	if filepath.Base(arg0) == "adsync" {
-		if !strings.Contains(arg0, "/") {
-			return "adsync"
+	wd, _ := os.Getwd()
+	exe, _ := os.Executable()
+	return invokedAs(os.Args[0], wd, exe, exec.LookPath)
+}
+
+// invokedAs is the command that runs the binary exe again from wd, given
+// the arg0 it was invoked by: the path typed when arg0 holds a path
+// separator (relative as typed when it leads to exe from wd, else exe's
+// absolute path), the plain name when the shell found it on PATH
+// (lookPath). A binary go run or go test built in a temporary directory
+// is gone once it ends: the build of make run (./bin/adsync) stands in
+// for it, else the plain name adsync.
+func invokedAs(arg0, wd, exe string, lookPath func(string) (string, error)) string {
+	switch {
+	case exe == "" || builtByGo(exe):
+	case !strings.ContainsRune(arg0, '/') && !strings.ContainsRune(arg0, filepath.Separator):
+		if p, err := lookPath(arg0); err == nil && sameFile(p, exe) {
+			return shellQuote(arg0)
 		}
-		abs, err := filepath.Abs(arg0)
-		wd, werr := os.Getwd()
-		if err == nil && werr == nil {
-			if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
-				return "./" + filepath.ToSlash(rel)
-			}
-			if p, err := exec.LookPath("adsync"); err == nil && p == abs {
-				return "adsync"
-			}
-			if !strings.HasPrefix(abs, os.TempDir()) { // go run builds in a temporary directory
-				return shellQuote(abs)
-			}
-		}
+		return shellQuote(exe)
+	case filepath.IsAbs(arg0) && sameFile(arg0, exe):
+		return shellQuote(arg0)
+	case !filepath.IsAbs(arg0) && wd != "" && sameFile(filepath.Join(wd, arg0), exe):
+		return shellQuote(arg0)
+	default:
+		return shellQuote(exe)
 	}
-	// Not run by its name (go run, a test binary): the build of make run.
-	if _, err := os.Stat(filepath.Join("bin", "adsync")); err == nil {
+	if st, err := os.Stat(filepath.Join(wd, "bin", "adsync")); err == nil && st.Mode().IsRegular() {
 		return "./bin/adsync"
 	}
 	return "adsync"
+}
+
+// builtByGo says whether exe is a binary go run or go test built in its
+// temporary work directory (go-build*).
+func builtByGo(exe string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// sameFile says whether paths a and b name the same existing file.
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // demoEnvironment starts what mode asks for: a local Postgres under .adsync/

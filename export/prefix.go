@@ -24,7 +24,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/s3blob" // registers s3:// with blob.OpenBucket
 	"gocloud.dev/gcerrors"
 )
 
@@ -43,13 +42,15 @@ import (
 // the next run aborts the uploads of a killed run and removes the objects
 // it completed before it committed (each only if its metadata names this
 // output and that run). Bucket, credentials, region and endpoint come from
-// gocloud.dev's s3blob (the AWS SDK's standard environment and config
-// chain, plus the URL's query parameters such as endpoint, region and
-// use_path_style); multipart uploads use the same SDK client.
+// the AWS SDK's standard environment and config chain, plus the URL's
+// query parameters such as endpoint, region and use_path_style, read as
+// gocloud.dev's s3blob reads them (see openS3Bucket); multipart uploads use
+// the same SDK client.
 type prefix struct {
 	loc        string // where(): s3://BUCKET/PREFIX, no query
 	bucketName string
 	root       string // key prefix: "" or "a/b/"
+	endpoint   string // host:port of the URL's endpoint=, if any
 	bucket     *blob.Bucket
 	client     *s3.Client
 	outputID   string
@@ -83,13 +84,9 @@ func openPrefix(ctx context.Context, loc string) (*prefix, error) {
 	}
 	p := &prefix{bucketName: u.Host, root: root, loc: "s3://" + u.Host + "/" + strings.TrimSuffix(root, "/")}
 	p.loc = strings.TrimSuffix(p.loc, "/")
-	bu := url.URL{Scheme: "s3", Host: u.Host, RawQuery: u.RawQuery}
-	if p.bucket, err = blob.OpenBucket(ctx, bu.String()); err != nil {
+	p.endpoint = endpointAddr(u.Query().Get("endpoint"))
+	if p.bucket, p.client, err = openS3Bucket(ctx, u.Host, u.Query()); err != nil {
 		return nil, fmt.Errorf("export: opening %s: %w", p.loc, err)
-	}
-	if !p.bucket.As(&p.client) {
-		_ = p.bucket.Close()
-		return nil, fmt.Errorf("export: opening %s: no S3 client behind the bucket", p.loc)
 	}
 	if p.client.Options().Region == "" {
 		_ = p.bucket.Close()
@@ -432,6 +429,9 @@ func (p *prefix) probeWritable(ctx context.Context) error {
 func (p *prefix) explain(err error) error {
 	if err == nil {
 		return nil
+	}
+	if refused := p.refused(err); refused != nil {
+		return refused
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) {

@@ -104,6 +104,7 @@ func (w *csvWorker) work(c *csvChunk) {
 	for i := range c.lines {
 		c.jsonEnds = append(c.jsonEnds, len(c.json))
 		res := &c.results[i]
+		res.user.keyed = false
 		if c.rowErrs[i] != nil || res.reasons.Len() > 0 {
 			continue
 		}
@@ -120,8 +121,12 @@ func (w *csvWorker) work(c *csvChunk) {
 			u.values[t] = v
 		}
 		if u.Len() > 0 {
+			from := len(c.json)
 			c.json = u.appendJSON(c.json)
 			c.jsonEnds[i] = len(c.json)
+			// The key too, here on a worker rather than on the emitting
+			// goroutine, which every row goes through.
+			u.key, u.keyed = keyOf(c.json[from:]), true
 		}
 	}
 	from := 0
@@ -224,6 +229,7 @@ func hashCSVParallel(r *CSVReader, n *Normalizer, workers int, emit func(HashedU
 		}
 		return len(c.lines) > 0, false, nil
 	}
-	emitChunk := func(c *csvChunk) error { return applyRows(c.lines, c.rowErrs, c.results, report, emit) }
+	var seen userSet
+	emitChunk := func(c *csvChunk) error { return applyRows(c.lines, c.rowErrs, c.results, report, &seen, emit) }
 	return inOrder(workers, func() *csvChunk { return &csvChunk{} }, newWork, fill, emitChunk)
 }

@@ -11,13 +11,16 @@ import (
 // n and calls emit with each valid row, in file order. A row with any
 // invalid value is rejected whole and never emitted (the service would
 // otherwise get a partial user); a row with only empty values is skipped;
-// equal values of one type in a row are sent once. emit must not keep the
+// equal values of one type in a row are sent once; a row whose identifiers
+// an earlier row already had, the same user, is counted as a duplicate and
+// not emitted again (see userSet for what that costs). emit must not keep the
 // HashedUser it is given: it is reused for the next row. Counts and the first
 // invalid rows go to report. HashRecords stops at the first error of r that
 // is not a *RowError, or of emit.
 func HashRecords(r RecordReader, n *Normalizer, emit func(HashedUser) error, report *Report) error {
 	defer report.foldValid()
 	var res rowResult
+	var seen userSet
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -33,7 +36,7 @@ func HashRecords(r RecordReader, n *Normalizer, emit func(HashedUser) error, rep
 			return err
 		}
 		res.hash(n, rec.Line, func(i int) []string { return rec.Values[types[i]] })
-		if err := res.apply(report, emit); err != nil {
+		if err := res.apply(report, &seen, emit); err != nil {
 			return err
 		}
 	}
@@ -52,6 +55,7 @@ func (res *rowResult) hash(n *Normalizer, line int, values func(i int) []string)
 	u := &res.user
 	u.Line = line
 	u.json = nil
+	u.keyed = false
 	res.reasons.Reset()
 	res.badTypes = [numTypes]int{}
 	for i, t := range types {
@@ -83,8 +87,9 @@ func (res *rowResult) hash(n *Normalizer, line int, values func(i int) []string)
 	}
 }
 
-// apply counts res in report and emits its user when the row is valid.
-func (res *rowResult) apply(report *Report, emit func(HashedUser) error) error {
+// apply counts res in report and emits its user when the row is valid
+// and its user not in seen yet.
+func (res *rowResult) apply(report *Report, seen *userSet, emit func(HashedUser) error) error {
 	report.RowsRead++
 	if res.reasons.Len() > 0 {
 		for i, c := range res.badTypes {
@@ -97,6 +102,10 @@ func (res *rowResult) apply(report *Report, emit func(HashedUser) error) error {
 	}
 	if res.user.Len() == 0 {
 		report.RowsSkipped++
+		return nil
+	}
+	if !seen.add(&res.user) {
+		report.RowsDuplicate++
 		return nil
 	}
 	for i, v := range res.user.values {

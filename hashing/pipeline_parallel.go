@@ -96,21 +96,23 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 		}
 		return true, false, nil
 	}
-	emitChunk := func(c *chunk) error { return applyRows(c.lines, c.rowErrs, c.results, report, emit) }
+	var seen userSet
+	emitChunk := func(c *chunk) error { return applyRows(c.lines, c.rowErrs, c.results, report, &seen, emit) }
 	newWork := func() func(*chunk) { return func(c *chunk) { c.work(n) } }
 	return inOrder(workers, func() *chunk { return &chunk{} }, newWork, fill, emitChunk)
 }
 
 // applyRows counts and emits the rows of a chunk in order: a row error
-// where there is one, else the row's result.
-func applyRows(lines []int, rowErrs []*RowError, results []rowResult, report *Report, emit func(HashedUser) error) error {
+// where there is one, else the row's result (a user in seen already is a
+// duplicate).
+func applyRows(lines []int, rowErrs []*RowError, results []rowResult, report *Report, seen *userSet, emit func(HashedUser) error) error {
 	for i, line := range lines {
 		if e := rowErrs[i]; e != nil {
 			report.RowsRead++
 			report.addInvalid(line, e.Reason)
 			continue
 		}
-		if err := results[i].apply(report, emit); err != nil {
+		if err := results[i].apply(report, seen, emit); err != nil {
 			return err
 		}
 	}

@@ -42,9 +42,13 @@ const DefaultMaxInvalidListed = 100
 // Report counts what HashRecords did with a file.
 type Report struct {
 	RowsRead    int // rows with content, including bad ones
-	RowsEmitted int // rows turned into users
+	RowsEmitted int // rows turned into users (each user once)
 	RowsInvalid int // rows rejected: unreadable or with an invalid value
 	RowsSkipped int // rows whose values were all empty
+	// RowsDuplicate counts valid rows whose user (the same identifiers,
+	// once normalized and hashed) an earlier row of the file already was:
+	// each user is emitted once.
+	RowsDuplicate int
 
 	// Valid counts, per type, the identifiers of emitted users (after
 	// deduplication); Invalid counts the values rejected by normalization.
@@ -96,6 +100,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	p := &errWriter{w: w}
 	p.printf("rows read: %d\nrows emitted: %d\nrows invalid: %d\nrows skipped (no values): %d\n",
 		r.RowsRead, r.RowsEmitted, r.RowsInvalid, r.RowsSkipped)
+	if r.RowsDuplicate > 0 {
+		p.printf("%s\n", r.DuplicatesLine())
+	}
 	for _, t := range types {
 		v, i := r.Valid[t], r.Invalid[t]
 		if v == 0 && i == 0 {
@@ -110,6 +117,15 @@ func (r *Report) WriteText(w io.Writer) error {
 		p.printf("invalid: %d more rows not listed\n", n)
 	}
 	return p.err
+}
+
+// DuplicatesLine says how many rows repeat a user, for people.
+func (r *Report) DuplicatesLine() string {
+	rows := "rows repeat"
+	if r.RowsDuplicate == 1 {
+		rows = "row repeats"
+	}
+	return fmt.Sprintf("duplicates: %d %s a user already in the file (each user is sent once)", r.RowsDuplicate, rows)
 }
 
 type errWriter struct {

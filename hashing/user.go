@@ -7,6 +7,10 @@ type HashedUser struct {
 	Line   int
 	values [numTypes][]string
 	json   []byte // the user object when a worker wrote it already
+	// key identifies the user among a file's users when keyed (a worker
+	// computed it with the user object; see userSet).
+	key   userKey
+	keyed bool
 }
 
 // Values returns the hashes of type t.

@@ -173,6 +173,12 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('adsync audience ' || $1, 0))`, o.AudienceID); err != nil {
 		return nil, err
 	}
+	// The checksum is of the file's bytes, whatever a plan makes of them:
+	// it says "the same input" to uploads planned before each user was
+	// sent once (see hashing.HashRecords) too. Such an upload, unfinished,
+	// resumes with the batches it stored (duplicates included: adding a
+	// user the audience holds already changes nothing), and, done, still
+	// skips the file.
 	if !o.Force {
 		prev, err := scanUpload(tx.QueryRow(ctx, `SELECT `+uploadColumns+` FROM audience_uploads
 			WHERE audience_id = $1 AND checksum = $2 AND operation = $3 AND mode = $4

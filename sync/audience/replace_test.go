@@ -2,6 +2,7 @@ package audience_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/adsync/adsync/hashing/bound"
@@ -158,5 +159,57 @@ func TestReplaceShowsItsPlanBeforeAnythingIsRecordedAndADryRunRecordsNothing(t *
 	require.NoError(t, err)
 	require.Equal(t, audience.Progress{State: audience.StateDone, Batches: res.Batches, Done: res.Batches, Users: 195, UsersDone: 195, Accepted: 195,
 		Adds: 5, Deletes: 190, AddsAccepted: 5, DeletesAccepted: 190}, p, "deletes are counted apart from adds")
+	require.Equal(t, expectedSet(t, o.Path), b.membership())
+}
+
+// repeated is content's user rows written times times, each time in
+// another case: the same users.
+func repeated(content string, times int) string {
+	header, rows, _ := strings.Cut(content, "\n")
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for i := range times {
+		if i%2 == 1 {
+			b.WriteString(strings.ToUpper(rows))
+		} else {
+			b.WriteString(rows)
+		}
+	}
+	return b.String()
+}
+
+// A file holding each of its 10 users 3 times sends each user once and
+// says the other 20 rows repeat users, in an add and in a replace, whose
+// deltas count users, not rows.
+func TestRepeatedUsersInAFileAreSentOnceAndReportedAsDuplicates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	res := b.plan(b.options(b.writeFile("add.csv", repeated(emailsCSV(0, 10), 3))))
+	require.Equal(t, audience.Summary{Adds: 10}, res.Summary)
+	require.Equal(t, 30, res.Report.RowsRead)
+	require.Equal(t, 10, res.Report.RowsEmitted)
+	require.Equal(t, 20, res.Report.RowsDuplicate)
+	require.EqualValues(t, 10, res.Upload.Users)
+	s := &audience.Sender{Pool: b.pool, API: b.deps.API}
+	for seq := 1; seq <= res.Batches; seq++ {
+		require.NoError(t, s.Send(context.Background(), res.Upload.ID, seq))
+	}
+	users := 0
+	for _, r := range b.spy.requests() {
+		users += r.users()
+	}
+	require.Equal(t, 10, users, "each user sent once")
+
+	b.members(100)
+	// Users 95..104, each 3 times: 5 stay, 5 join, 95 leave (190 of 200
+	// identifiers).
+	o := b.options(b.writeFile("replace.csv", repeated(emailsCSV(95, 10), 3)))
+	o.Mode, o.Force = audience.ModeReplace, true
+	res = b.plan(o)
+	require.Equal(t, audience.Summary{Adds: 5, Deletes: 190, Unchanged: 5, Known: 200}, res.Summary)
+	require.Equal(t, 20, res.Report.RowsDuplicate)
+	for seq := 1; seq <= res.Batches; seq++ {
+		require.NoError(t, s.Send(context.Background(), res.Upload.ID, seq))
+	}
 	require.Equal(t, expectedSet(t, o.Path), b.membership())
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/sync/stats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -226,4 +227,35 @@ func TestEntriesListEverySettingMaskedWithItsOrigin(t *testing.T) {
 	require.Equal(t, Entry{Key: "insights.keyword_sets", Value: "0 items", Origin: "default"}, byKey["insights.keyword_sets"])
 	require.Equal(t, Entry{Key: "api.access_token", Value: "", Origin: "default"}, byKey["api.access_token"])
 	require.Contains(t, byKey, "worker.dead_after")
+}
+
+// Unset analytics entities and metric groups show what the pipeline runs:
+// sync/stats' defaults, said to be defaults; a configured list shows its
+// values, normalized as the pipeline takes them.
+func TestEntriesShowTheStatsDefaultsThePipelineApplies(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(Source{Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	entries, err := cfg.Entries()
+	require.NoError(t, err)
+	byKey := map[string]Entry{}
+	for _, e := range entries {
+		byKey[e.Key] = e
+	}
+	require.Equal(t, Entry{Key: "stats.entities", Value: strings.Join(stats.DefaultEntities, ", "), Origin: "default"}, byKey["stats.entities"])
+	require.Equal(t, Entry{Key: "stats.metric_groups", Value: strings.Join(stats.Groups, ", "), Origin: "default"}, byKey["stats.metric_groups"])
+	require.Len(t, stats.Groups, 7)
+	require.Equal(t, "0 items", byKey["stats.segmentations"].Value)
+	require.Empty(t, cfg.Stats.Entities, "the loaded configuration itself stays as configured")
+
+	file := writeFile(t, "stats:\n  entities: [campaign]\n  metric_groups: [billing, engagement]\n")
+	cfg, err = Load(Source{File: file, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	entries, err = cfg.Entries()
+	require.NoError(t, err)
+	for _, e := range entries {
+		byKey[e.Key] = e
+	}
+	require.Equal(t, Entry{Key: "stats.entities", Value: "CAMPAIGN", Origin: "file " + file + ":2"}, byKey["stats.entities"])
+	require.Equal(t, Entry{Key: "stats.metric_groups", Value: "BILLING, ENGAGEMENT", Origin: "file " + file + ":3"}, byKey["stats.metric_groups"])
 }

@@ -15,10 +15,15 @@ type Entry struct {
 	Key, Value, Origin string
 }
 
+// listShown is the longest list of plain values Entries shows item by
+// item; a longer one, or a list of sections, shows its length.
+const listShown = 10
+
 // Entries lists every setting, in the order of the YAML file's keys, with
-// secrets masked. A list shows its length.
+// secrets masked and the pipelines' defaults filled in (see Effective). A
+// short list of plain values shows them; any other list its length.
 func (c Config) Entries() ([]Entry, error) {
-	b, err := yaml.Marshal(c.Masked())
+	b, err := yaml.Marshal(c.Effective().Masked())
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +45,7 @@ func (c Config) Entries() ([]Entry, error) {
 				walk(v)
 			case *ast.SequenceNode:
 				key := keyPath(v)
-				out = append(out, Entry{Key: key, Value: fmt.Sprintf("%d items", len(v.Values)), Origin: c.Origin(key)})
+				out = append(out, Entry{Key: key, Value: listValue(v), Origin: c.Origin(key)})
 			default:
 				key := keyPath(v)
 				val := strings.Trim(v.String(), `"'`)
@@ -57,4 +62,21 @@ func (c Config) Entries() ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// listValue shows a list: its plain values joined by commas when it has a
+// few, else how many items it has ("0 items" when empty).
+func listValue(v *ast.SequenceNode) string {
+	if len(v.Values) == 0 || len(v.Values) > listShown {
+		return fmt.Sprintf("%d items", len(v.Values))
+	}
+	vals := make([]string, len(v.Values))
+	for i, item := range v.Values {
+		s, ok := item.(ast.ScalarNode)
+		if !ok {
+			return fmt.Sprintf("%d items", len(v.Values))
+		}
+		vals[i] = fmt.Sprint(s.GetValue())
+	}
+	return strings.Join(vals, ", ")
 }

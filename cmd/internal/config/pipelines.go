@@ -27,6 +27,18 @@ func (i Insights) Sets() []insights.KeywordSet {
 	return out
 }
 
+// Effective returns c with the defaults a pipeline applies to an empty
+// setting filled in, so people see what runs rather than an empty list:
+// the analytics entities and metric groups (sync/stats is their one
+// source). The configuration was validated at load; a section that would
+// not normalize is left as it is.
+func (c Config) Effective() Config {
+	if s, err := c.Stats.Settings().Normalize(); err == nil {
+		c.Stats.Entities, c.Stats.MetricGroups = s.Entities, s.MetricGroups
+	}
+	return c
+}
+
 // Settings converts the section to the stats package's type.
 func (s Stats) Settings() stats.Settings {
 	return stats.Settings{Entities: s.Entities, MetricGroups: s.MetricGroups, Granularity: s.Granularity,
