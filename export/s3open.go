@@ -107,23 +107,23 @@ func s3Config(ctx context.Context, q url.Values, flag func(string) (bool, error)
 			opts = append(opts, opt)
 		}
 	}
-	switch q.Get("request_checksum_calculation") {
-	case "":
-	case "when_supported", "WHEN_SUPPORTED":
-		opts = append(opts, config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenSupported))
-	case "when_required", "WHEN_REQUIRED":
-		opts = append(opts, config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired))
-	default:
-		return aws.Config{}, fmt.Errorf("query parameter request_checksum_calculation=%q: want when_supported or when_required", q.Get("request_checksum_calculation"))
+	if set, supported, err := checksumParam(q, "request_checksum_calculation"); err != nil {
+		return aws.Config{}, err
+	} else if set {
+		v := aws.RequestChecksumCalculationWhenRequired
+		if supported {
+			v = aws.RequestChecksumCalculationWhenSupported
+		}
+		opts = append(opts, config.WithRequestChecksumCalculation(v))
 	}
-	switch q.Get("response_checksum_validation") {
-	case "":
-	case "when_supported", "WHEN_SUPPORTED":
-		opts = append(opts, config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenSupported))
-	case "when_required", "WHEN_REQUIRED":
-		opts = append(opts, config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired))
-	default:
-		return aws.Config{}, fmt.Errorf("query parameter response_checksum_validation=%q: want when_supported or when_required", q.Get("response_checksum_validation"))
+	if set, supported, err := checksumParam(q, "response_checksum_validation"); err != nil {
+		return aws.Config{}, err
+	} else if set {
+		v := aws.ResponseChecksumValidationWhenRequired
+		if supported {
+			v = aws.ResponseChecksumValidationWhenSupported
+		}
+		opts = append(opts, config.WithResponseChecksumValidation(v))
 	}
 	limiter := retry.RateLimiter(ratelimit.None)
 	if v := q.Get("rate_limiter_capacity"); v != "" {
@@ -159,4 +159,18 @@ func s3Config(ctx context.Context, q url.Values, flag func(string) (bool, error)
 		})
 	}
 	return cfg, nil
+}
+
+// checksumParam reads a checksum query parameter as gocloud does: unset,
+// when_supported or when_required (either case).
+func checksumParam(q url.Values, key string) (set, supported bool, err error) {
+	switch q.Get(key) {
+	case "":
+		return false, false, nil
+	case "when_supported", "WHEN_SUPPORTED":
+		return true, true, nil
+	case "when_required", "WHEN_REQUIRED":
+		return true, false, nil
+	}
+	return false, false, fmt.Errorf("query parameter %s=%q: want when_supported or when_required", key, q.Get(key))
 }
