@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -89,29 +88,9 @@ var pinPattern = regexp.MustCompile(`<code id="oauth_pin">([^<]+)</code>`)
 // redirects, so in loopback mode the answer is the command's own page.
 func approveInBrowser(t *testing.T, authURL string) (status int, page string) {
 	t.Helper()
-	jar, err := cookiejar.New(nil)
-	require.NoError(t, err)
-	br := &http.Client{Jar: jar, Timeout: 10 * time.Second}
-	resp, err := br.Get(authURL)
-	require.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
-	require.Contains(t, string(body), `id="oauth_form"`)
-	u, err := url.Parse(authURL)
-	require.NoError(t, err)
-	resp, err = br.PostForm(u.ResolveReference(&url.URL{Path: "authorize"}).String(), url.Values{
-		"oauth_token":                {u.Query().Get("oauth_token")},
-		"session[username_or_email]": {fixtures.DefaultOwnerScreen},
-		"session[password]":          {"owner-password"},
-		"allow":                      {"1"},
-	})
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err = io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(body)
+	status, page, err := fixtures.ApproveAsOwner(authURL)
+	require.NoError(t, err, page)
+	return status, page
 }
 
 // storedToken decrypts the stored token of the owner and checks that the
