@@ -151,7 +151,7 @@ func (b *serviceBundle) cachedBearer(t *testing.T) string {
 	ctx := context.Background()
 	pool := b.pool(t)
 	var app string
-	require.NoError(t, pool.QueryRow(ctx, `SELECT app FROM api_bearer_tokens`).Scan(&app))
+	require.NoError(t, pool.QueryRow(ctx, `SELECT app FROM api_bearer_tokens WHERE token_enc IS NOT NULL`).Scan(&app))
 	tok, _, err := api.PGBearerStore{Pool: pool}.Load(ctx, app, b.creds())
 	require.NoError(t, err)
 	return tok
