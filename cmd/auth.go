@@ -277,6 +277,9 @@ func (a *app) authBearerRevokeCommand() *cobra.Command {
 				return err
 			}
 			err = api.InvalidateBearerToken(ctx, c, tok)
+			if errors.Is(err, api.ErrNoAccess) {
+				return fmt.Errorf("%w: the call was signed with the access token of %s, and only a token of the application's owner may invalidate the bearer token: sign in as the owner (adsync auth login) or configure the owner's ADSYNC_ACCESS_TOKEN and ADSYNC_ACCESS_SECRET", err, c.UserTokenHolder())
+			}
 			already := errors.Is(err, api.ErrInvalidToken)
 			if err != nil && !already {
 				return err

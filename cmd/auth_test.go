@@ -89,6 +89,12 @@ var pinPattern = regexp.MustCompile(`<code id="oauth_pin">([^<]+)</code>`)
 // redirects, so in loopback mode the answer is the command's own page.
 func approveInBrowser(t *testing.T, authURL string) (status int, page string) {
 	t.Helper()
+	return approveInBrowserAs(t, authURL, fixtures.DefaultOwnerScreen, "owner-password")
+}
+
+// approveInBrowserAs is approveInBrowser signing in as user.
+func approveInBrowserAs(t *testing.T, authURL, user, password string) (status int, page string) {
+	t.Helper()
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	br := &http.Client{Jar: jar, Timeout: 10 * time.Second}
@@ -103,8 +109,8 @@ func approveInBrowser(t *testing.T, authURL string) (status int, page string) {
 	require.NoError(t, err)
 	resp, err = br.PostForm(u.ResolveReference(&url.URL{Path: "authorize"}).String(), url.Values{
 		"oauth_token":                {u.Query().Get("oauth_token")},
-		"session[username_or_email]": {fixtures.DefaultOwnerScreen},
-		"session[password]":          {"owner-password"},
+		"session[username_or_email]": {user},
+		"session[password]":          {password},
 		"allow":                      {"1"},
 	})
 	require.NoError(t, err)
