@@ -238,7 +238,7 @@ func (a *app) authRevokeCommand() *cobra.Command {
 func (a *app) authBearerCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "bearer",
-		Short: "Obtain the app-only bearer token (or reuse the cached one); prints it masked",
+		Short: "Obtain the app-only bearer token (or reuse the cached one once the service accepts it); prints it masked",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -246,9 +246,12 @@ func (a *app) authBearerCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tok, err := c.Bearer().Token(ctx, c)
+			tok, replaced, err := api.CheckBearerToken(ctx, c)
 			if err != nil {
 				return err
+			}
+			if replaced {
+				fmt.Fprintln(a.stdout, "the cached bearer token was no longer accepted by the service; obtained a new one")
 			}
 			fmt.Fprintf(a.stdout, "bearer token ready (%s)\n", maskToken(tok))
 			if a.cfg.DatabaseURL == "" {

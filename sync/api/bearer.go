@@ -195,3 +195,25 @@ func (m *MemoryBearerStore) Hold(_ context.Context, _ string, creds Credentials,
 	m.notBefore[HoldKey(creds)] = t
 	return nil
 }
+
+// CheckBearerToken returns a bearer token the service accepts now: the
+// cached one (or a new one), checked with one v2 call (GET /2/posts for
+// post 20, the service's first: found or not, a 200 proves the token). A
+// token the service refuses is dropped from the cache and replaced, once,
+// by Do. replaced says the token first found was refused.
+func CheckBearerToken(ctx context.Context, c *Client) (token string, replaced bool, err error) {
+	first, err := c.Bearer().Token(ctx, c)
+	if err != nil {
+		return "", false, err
+	}
+	_, err = c.Do(ctx, &Request{Method: "GET", Base: BaseAPI, Path: "/2/posts", Endpoint: "GET /2/posts",
+		Query: url.Values{"ids": {"20"}}, Auth: AuthBearer})
+	if err != nil {
+		return "", false, fmt.Errorf("checking the bearer token with GET /2/posts: %w", err)
+	}
+	token, err = c.Bearer().Token(ctx, c)
+	if err != nil {
+		return "", false, err
+	}
+	return token, token != first, nil
+}
