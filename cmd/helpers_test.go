@@ -39,15 +39,19 @@ type bundleOptions struct {
 	// instant (the fake's OAuth timestamp window widened to reach this
 	// machine's clock).
 	now time.Time
+	// fake adjusts the fake service's options.
+	fake func(*fixtures.Options)
 }
 
 func setupService(t *testing.T, o bundleOptions) *serviceBundle {
 	t.Helper()
-	var tweak func(*fixtures.Options)
-	if !o.now.IsZero() {
-		tweak = func(fo *fixtures.Options) {
+	tweak := func(fo *fixtures.Options) {
+		if !o.now.IsZero() {
 			fo.Now = func() time.Time { return o.now }
 			fo.TimestampWindow = max(fo.TimestampWindow, time.Since(o.now).Abs()+time.Hour)
+		}
+		if o.fake != nil {
+			o.fake(fo)
 		}
 	}
 	b := &serviceBundle{srv: fixtures.Serve(t, tweak), db: localpg.NewDatabase(t), now: o.now}
