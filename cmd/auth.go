@@ -40,8 +40,9 @@ func (a *app) authLoginCommand() *cobra.Command {
 		Short: "Authorize adsync for a user (OAuth 1.0a, PIN or loopback callback) and store the token encrypted",
 		Long: `Run the three-legged OAuth 1.0a flow. With --callback oob (the default) adsync prints
 the authorization URL and asks for the PIN the service shows after approval. With
---callback loopback it listens on 127.0.0.1 and catches the verifier from the browser's
-redirect. The token is stored in Postgres, encrypted with ADSYNC_SECRET_KEY; it is never
+--callback loopback it listens on 127.0.0.1 (on --port, else a free port) and catches the
+verifier from the browser's redirect to http://127.0.0.1:PORT/callback, which must be
+one of the application's callback URLs. The token is stored in Postgres, encrypted with ADSYNC_SECRET_KEY; it is never
 printed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,7 +54,7 @@ printed.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.callback, "callback", "oob", "oob (enter a PIN) or loopback (catch the redirect on 127.0.0.1)")
-	f.IntVar(&o.port, "port", 0, "loopback listen port (0 picks a free one)")
+	f.IntVar(&o.port, "port", 0, "loopback listen port (0 picks a free one); when the application approves only fixed callback URLs, the port of http://127.0.0.1:PORT/callback")
 	f.BoolVar(&o.forceLogin, "force-login", false, "make the user enter credentials even when logged in")
 	f.StringVar(&o.screenName, "screen-name", "", "prefill the login name box")
 	f.StringVar(&o.accessType, "access-type", "", "request read or write access (default: the application's level)")
@@ -118,7 +119,7 @@ func (a *app) login(ctx context.Context, o loginOptions) error {
 	}
 	rt, err := api.RequestToken(ctx, c, callback, o.accessType)
 	if err != nil {
-		return err
+		return loginRequestError(err, o)
 	}
 	authURL := api.AuthorizeURL(c, rt.Token, api.AuthorizeOptions{Authenticate: o.authenticate, ForceLogin: o.forceLogin, ScreenName: o.screenName})
 	fmt.Fprintf(a.stdout, "Open this URL in a browser and authorize adsync:\n\n  %s\n\n", authURL)
@@ -153,6 +154,19 @@ func (a *app) login(ctx context.Context, o loginOptions) error {
 	}
 	fmt.Fprintf(a.stdout, "logged in as @%s (user id %s, access %s); token stored encrypted\n", ut.ScreenName, ut.UserID, ut.AccessType)
 	return nil
+}
+
+// loginRequestError adds to a refused loopback callback URL how to send an
+// approved one.
+func loginRequestError(err error, o loginOptions) error {
+	var cerr *api.CallbackNotApprovedError
+	if !errors.As(err, &cerr) || o.callback != "loopback" {
+		return err
+	}
+	if o.port == 0 {
+		return fmt.Errorf("auth login: %w: adsync listened on a free port; if the application approves a fixed URL http://127.0.0.1:PORT/callback, pass --port PORT", err)
+	}
+	return fmt.Errorf("auth login: %w: approve this URL in the application's settings, or pass the --port of one it approves (http://127.0.0.1:PORT/callback)", err)
 }
 
 // readLine reads one line from r, giving up when ctx ends. The reader is
@@ -238,7 +252,7 @@ func (a *app) authRevokeCommand() *cobra.Command {
 func (a *app) authBearerCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "bearer",
-		Short: "Obtain the app-only bearer token (or reuse the cached one); prints it masked",
+		Short: "Obtain the app-only bearer token (or reuse the cached one once the service accepts it); prints it masked",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -246,9 +260,12 @@ func (a *app) authBearerCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tok, err := c.Bearer().Token(ctx, c)
+			tok, replaced, err := api.CheckBearerToken(ctx, c)
 			if err != nil {
 				return err
+			}
+			if replaced {
+				fmt.Fprintln(a.stdout, "the cached bearer token was no longer accepted by the service; obtained a new one")
 			}
 			fmt.Fprintf(a.stdout, "bearer token ready (%s)\n", maskToken(tok))
 			if a.cfg.DatabaseURL == "" {
@@ -277,6 +294,9 @@ func (a *app) authBearerRevokeCommand() *cobra.Command {
 				return err
 			}
 			err = api.InvalidateBearerToken(ctx, c, tok)
+			if errors.Is(err, api.ErrNoAccess) {
+				return fmt.Errorf("%w: the call was signed with the access token of %s, and only a token of the application's owner may invalidate the bearer token: sign in as the owner (adsync auth login) or configure the owner's ADSYNC_ACCESS_TOKEN and ADSYNC_ACCESS_SECRET", err, c.UserTokenHolder())
+			}
 			already := errors.Is(err, api.ErrInvalidToken)
 			if err != nil && !already {
 				return err

@@ -88,7 +88,13 @@ var pinPattern = regexp.MustCompile(`<code id="oauth_pin">([^<]+)</code>`)
 // redirects, so in loopback mode the answer is the command's own page.
 func approveInBrowser(t *testing.T, authURL string) (status int, page string) {
 	t.Helper()
-	status, page, err := fixtures.ApproveAsOwner(authURL)
+	return approveInBrowserAs(t, authURL, fixtures.DefaultOwnerScreen, fixtures.OwnerPassword)
+}
+
+// approveInBrowserAs is approveInBrowser signing in as user.
+func approveInBrowserAs(t *testing.T, authURL, user, password string) (status int, page string) {
+	t.Helper()
+	status, page, err := fixtures.ApproveAs(authURL, user, password)
 	require.NoError(t, err, page)
 	return status, page
 }

@@ -67,7 +67,7 @@ func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, er
 				return api.Config{}, fmt.Errorf("reading the stored user token: %w", err)
 			}
 			if err == nil {
-				cfg.UserToken = &api.Token{Token: tok.Token, Secret: tok.Secret}
+				cfg.UserToken = &api.Token{Token: tok.Token, Secret: tok.Secret, UserID: tok.UserID, ScreenName: tok.ScreenName}
 			}
 		}
 	}

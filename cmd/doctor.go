@@ -258,6 +258,11 @@ func (a *app) serviceAdvice(err error, key string) string {
 	case errors.Is(err, api.ErrCouldNotAuthenticate), errors.Is(err, api.ErrBadAuthData):
 		return "the service refused the credentials: check " + a.from("api.consumer_key") + ", " + a.from("api.consumer_secret") +
 			", " + a.from("api.access_token") + " and " + a.from("api.access_secret")
+	case errors.As(err, &rerr) && rerr.HeldBack:
+		// Nothing was sent: these very credentials were answered 403 code
+		// 99 earlier (changed credentials are not held back).
+		return "no bearer token request was sent: this consumer key and secret were answered 403 code 99 earlier (a wrong key or secret, or tokens requested too often); check " +
+			a.from("api.consumer_key") + " and " + a.from("api.consumer_secret") + " (corrected credentials are not held back), else try again after " + rerr.At.UTC().Format(time.RFC3339)
 	case errors.As(err, &rerr) && rerr.Endpoint == "POST /oauth2/token":
 		// The service answers 403 code 99 "Unable to verify your
 		// credentials" both to a wrong key or secret and to requests

@@ -39,15 +39,19 @@ type bundleOptions struct {
 	// instant (the fake's OAuth timestamp window widened to reach this
 	// machine's clock).
 	now time.Time
+	// fake adjusts the fake service's options.
+	fake func(*fixtures.Options)
 }
 
 func setupService(t *testing.T, o bundleOptions) *serviceBundle {
 	t.Helper()
-	var tweak func(*fixtures.Options)
-	if !o.now.IsZero() {
-		tweak = func(fo *fixtures.Options) {
+	tweak := func(fo *fixtures.Options) {
+		if !o.now.IsZero() {
 			fo.Now = func() time.Time { return o.now }
 			fo.TimestampWindow = max(fo.TimestampWindow, time.Since(o.now).Abs()+time.Hour)
+		}
+		if o.fake != nil {
+			o.fake(fo)
 		}
 	}
 	b := &serviceBundle{srv: fixtures.Serve(t, tweak), db: localpg.NewDatabase(t), now: o.now}
@@ -151,7 +155,7 @@ func (b *serviceBundle) cachedBearer(t *testing.T) string {
 	ctx := context.Background()
 	pool := b.pool(t)
 	var app string
-	require.NoError(t, pool.QueryRow(ctx, `SELECT app FROM api_bearer_tokens`).Scan(&app))
+	require.NoError(t, pool.QueryRow(ctx, `SELECT app FROM api_bearer_tokens WHERE token_enc IS NOT NULL`).Scan(&app))
 	tok, _, err := api.PGBearerStore{Pool: pool}.Load(ctx, app, b.creds())
 	require.NoError(t, err)
 	return tok

@@ -17,13 +17,16 @@ import (
 // shares it between processes so it is never requested again while valid.
 type BearerStore interface {
 	// Load returns the cached token ("" when none) and the time before which
-	// no new token may be requested.
+	// creds may not request a new one (see Hold).
 	Load(ctx context.Context, app string, creds Credentials) (token string, notBefore time.Time, err error)
 	Save(ctx context.Context, app string, creds Credentials, token string, now time.Time) error
 	// Drop forgets token if it is still the cached one.
 	Drop(ctx context.Context, app, token string) error
-	// Hold refuses new token requests until t.
-	Hold(ctx context.Context, app string, t time.Time) error
+	// Hold refuses new token requests with creds until t. The hold belongs
+	// to the key and secret that earned it (see HoldKey): the service answers
+	// a wrong secret with the same 403 code 99 as too frequent requests, so
+	// corrected credentials must not inherit it.
+	Hold(ctx context.Context, app string, creds Credentials, t time.Time) error
 }
 
 // BearerSource supplies app-only bearer tokens: from the cache when one is
@@ -47,6 +50,18 @@ func appKey(creds Credentials) string {
 	return hex.EncodeToString(sum[:16])
 }
 
+// HoldKey identifies a consumer key and secret pair in the hold-back state
+// without revealing either: a prefix of SHA-256 over both (with a domain
+// label), never reversible to the secret.
+func HoldKey(creds Credentials) string {
+	h := sha256.New()
+	h.Write([]byte("adsync bearer hold\x00"))
+	h.Write([]byte(creds.ConsumerKey))
+	h.Write([]byte{0})
+	h.Write([]byte(creds.ConsumerSecret))
+	return "hold:" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
 // Token returns a valid bearer token, requesting one only when none is cached.
 func (b *BearerSource) Token(ctx context.Context, c *Client) (string, error) {
 	b.mu.Lock()
@@ -62,13 +77,19 @@ func (b *BearerSource) Token(ctx context.Context, c *Client) (string, error) {
 	}
 	now := c.cfg.Now()
 	if now.Before(notBefore) {
-		return "", &RetryAtError{At: notBefore, Reason: "bearer token requests held back after code 99", Endpoint: "POST /oauth2/token"}
+		rae := &RetryAtError{At: notBefore, Endpoint: "POST /oauth2/token", HeldBack: true,
+			Reason: "not sent: these consumer credentials were answered 403 code 99 (wrong key or secret, or tokens requested too often); held back"}
+		c.noteWait(rae)
+		return "", rae
 	}
 	tok, err = RequestBearerToken(ctx, c)
 	if errors.Is(err, ErrBearerTooFrequent) {
 		until := now.Add(b.HoldOn403)
-		_ = b.store.Hold(context.WithoutCancel(ctx), app, until)
-		return "", &RetryAtError{At: until, Reason: "bearer token requested too frequently (403 code 99)", Endpoint: "POST /oauth2/token"}
+		_ = b.store.Hold(context.WithoutCancel(ctx), app, creds, until)
+		rae := &RetryAtError{At: until, Endpoint: "POST /oauth2/token",
+			Reason: "403 code 99 (the service's answer to a wrong key or secret and to tokens requested too often)"}
+		c.noteWait(rae)
+		return "", rae
 	}
 	if err != nil {
 		return "", err
@@ -134,7 +155,7 @@ func basicAuth(creds Credentials) string {
 type MemoryBearerStore struct {
 	mu        sync.Mutex
 	tokens    map[string]string
-	notBefore map[string]time.Time
+	notBefore map[string]time.Time // by HoldKey
 }
 
 // NewMemoryBearerStore returns an empty cache.
@@ -143,10 +164,10 @@ func NewMemoryBearerStore() *MemoryBearerStore {
 }
 
 // Load implements BearerStore.
-func (m *MemoryBearerStore) Load(_ context.Context, app string, _ Credentials) (string, time.Time, error) {
+func (m *MemoryBearerStore) Load(_ context.Context, app string, creds Credentials) (string, time.Time, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.tokens[app], m.notBefore[app], nil
+	return m.tokens[app], m.notBefore[HoldKey(creds)], nil
 }
 
 // Save implements BearerStore.
@@ -168,9 +189,31 @@ func (m *MemoryBearerStore) Drop(_ context.Context, app, token string) error {
 }
 
 // Hold implements BearerStore.
-func (m *MemoryBearerStore) Hold(_ context.Context, app string, t time.Time) error {
+func (m *MemoryBearerStore) Hold(_ context.Context, _ string, creds Credentials, t time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.notBefore[app] = t
+	m.notBefore[HoldKey(creds)] = t
 	return nil
+}
+
+// CheckBearerToken returns a bearer token the service accepts now: the
+// cached one (or a new one), checked with one v2 call (GET /2/posts for
+// post 20, the service's first: found or not, a 200 proves the token). A
+// token the service refuses is dropped from the cache and replaced, once,
+// by Do. replaced says the token first found was refused.
+func CheckBearerToken(ctx context.Context, c *Client) (token string, replaced bool, err error) {
+	first, err := c.Bearer().Token(ctx, c)
+	if err != nil {
+		return "", false, err
+	}
+	_, err = c.Do(ctx, &Request{Method: "GET", Base: BaseAPI, Path: "/2/posts", Endpoint: "GET /2/posts",
+		Query: url.Values{"ids": {"20"}}, Auth: AuthBearer})
+	if err != nil {
+		return "", false, fmt.Errorf("checking the bearer token with GET /2/posts: %w", err)
+	}
+	token, err = c.Bearer().Token(ctx, c)
+	if err != nil {
+		return "", false, err
+	}
+	return token, token != first, nil
 }

@@ -2,10 +2,8 @@ package api
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -15,14 +13,14 @@ import (
 // has the secret could obtain the token anyway.
 type PGBearerStore struct{ Pool *pgxpool.Pool }
 
-// Load implements BearerStore.
+// Load implements BearerStore. The token is in the application's row; a
+// hold-back is in a row of its own keyed by HoldKey(creds), so it applies
+// to the credentials that earned it only.
 func (s PGBearerStore) Load(ctx context.Context, app string, creds Credentials) (string, time.Time, error) {
 	var enc []byte
 	var notBefore *time.Time
-	err := s.Pool.QueryRow(ctx, `SELECT token_enc, not_before FROM api_bearer_tokens WHERE app = $1`, app).Scan(&enc, &notBefore)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", time.Time{}, nil
-	}
+	err := s.Pool.QueryRow(ctx, `SELECT (SELECT token_enc FROM api_bearer_tokens WHERE app = $1),
+		(SELECT not_before FROM api_bearer_tokens WHERE app = $2)`, app, HoldKey(creds)).Scan(&enc, &notBefore)
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -62,9 +60,10 @@ func (s PGBearerStore) Drop(ctx context.Context, app, token string) error {
 	return err
 }
 
-// Hold implements BearerStore.
-func (s PGBearerStore) Hold(ctx context.Context, app string, t time.Time) error {
+// Hold implements BearerStore: the hold's row is keyed by HoldKey(creds)
+// (a fingerprint, never the secret) and holds no token.
+func (s PGBearerStore) Hold(ctx context.Context, _ string, creds Credentials, t time.Time) error {
 	_, err := s.Pool.Exec(ctx, `INSERT INTO api_bearer_tokens (app, not_before) VALUES ($1, $2)
-		ON CONFLICT (app) DO UPDATE SET not_before = EXCLUDED.not_before`, app, t)
+		ON CONFLICT (app) DO UPDATE SET not_before = EXCLUDED.not_before`, HoldKey(creds), t)
 	return err
 }

@@ -138,6 +138,9 @@ func NewClient(cfg Config) (*Client, error) {
 	if c.gov == nil {
 		c.gov = NewGovernor(NewMemoryStore())
 	}
+	if c.gov.Log == nil {
+		c.gov.Log = cfg.Logger
+	}
 	if ttl := cfg.Timeout + 5*time.Second; c.gov.InflightTTL < ttl {
 		// A reservation outlives its request by at most the timeout.
 		c.gov.InflightTTL = ttl
@@ -294,8 +297,11 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			}
 			waits++
 			if at.Sub(c.cfg.Now()) > c.gov.MaxWait || waits > 10 {
-				return nil, &RetryAtError{At: at, Reason: reason, Endpoint: endpoint}
+				rae := &RetryAtError{At: at, Reason: reason, Endpoint: endpoint}
+				c.noteWait(rae)
+				return nil, rae
 			}
+			logWait(c.log, c.cfg.Now(), endpoint, reason, at, false)
 			if err := c.gov.Sleep(ctx, at.Sub(c.cfg.Now())); err != nil {
 				return nil, err
 			}

@@ -186,6 +186,9 @@ type RetryAtError struct {
 	At       time.Time
 	Reason   string
 	Endpoint string
+	// HeldBack says no request was sent: an earlier answer to the same
+	// credentials (403 code 99) holds them back until At.
+	HeldBack bool
 }
 
 func (e *RetryAtError) Error() string {

@@ -42,6 +42,10 @@ func RequestToken(ctx context.Context, c *Client, callback, accessType string) (
 	}
 	resp, err := c.Do(ctx, &Request{Method: "POST", Base: BaseAPI, Path: "/oauth/request_token", Endpoint: endpoint,
 		Form: form, Auth: AuthConsumer, OAuthCallback: callback})
+	var oe *OAuthError
+	if errors.As(err, &oe) && oe.Code == codeCallbackNotApproved {
+		return Token{}, &CallbackNotApprovedError{Callback: callback, Err: err}
+	}
 	if err != nil {
 		return Token{}, err
 	}
@@ -54,6 +58,26 @@ func RequestToken(ctx context.Context, c *Client, callback, accessType string) (
 	}
 	return Token{Token: v.Get("oauth_token"), Secret: v.Get("oauth_token_secret")}, nil
 }
+
+// codeCallbackNotApproved is the service's answer to an oauth_callback that
+// is not among the application's configured callback URLs (403 code 415;
+// the spec says the callback must be one of them, the code is the real
+// service's).
+const codeCallbackNotApproved = 415
+
+// CallbackNotApprovedError is a request-token refusal of the callback URL:
+// it names the URL sent (never a secret) so it can be compared with the
+// application's settings.
+type CallbackNotApprovedError struct {
+	Callback string
+	Err      error
+}
+
+func (e *CallbackNotApprovedError) Error() string {
+	return fmt.Sprintf("%v (callback URL sent: %s; it must be one of the callback URLs configured in the application's settings)", e.Err, e.Callback)
+}
+
+func (e *CallbackNotApprovedError) Unwrap() error { return e.Err }
 
 // AuthorizeOptions shape the authorization URL.
 type AuthorizeOptions struct {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"go.uber.org/zap"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,9 @@ type Governor struct {
 	Sleep       func(ctx context.Context, d time.Duration) error
 	// OnWait is called whenever the governor waits or defers (metrics).
 	OnWait func(endpoint string, d time.Duration)
+	// Log receives a line for every wait longer than LongWait (NewClient
+	// sets it to the client's logger when nil).
+	Log *zap.Logger
 
 	// unlimitedUntil holds, by endpoint, the end of the window in which the
 	// service answered it without any rate-limit header: until then its
@@ -127,9 +131,12 @@ func (g *Governor) Acquire(ctx context.Context, endpoint, accountID string) ([]s
 		if g.OnWait != nil {
 			g.OnWait(endpoint, wait)
 		}
+		const reason = "rate-limit window exhausted"
 		if wait > g.MaxWait {
-			return nil, &RetryAtError{At: blockedUntil, Reason: "rate-limit window exhausted", Endpoint: endpoint}
+			logWait(g.Log, now, endpoint, reason, blockedUntil, true)
+			return nil, &RetryAtError{At: blockedUntil, Reason: reason, Endpoint: endpoint}
 		}
+		logWait(g.Log, now, endpoint, reason, blockedUntil, false)
 		if err := g.Sleep(ctx, wait+50*time.Millisecond); err != nil {
 			return nil, err
 		}

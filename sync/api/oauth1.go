@@ -26,6 +26,9 @@ type Credentials struct {
 type Token struct {
 	Token  string
 	Secret string
+	// UserID and ScreenName name the user an access token acts for, when
+	// known (a token stored by auth login); never sent, only for messages.
+	UserID, ScreenName string
 }
 
 // oauthParams are the protocol parameters of one signature.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -107,4 +108,25 @@ func (s PGUserTokenStore) MarkRevoked(ctx context.Context, creds Credentials, us
 	_, err := s.Pool.Exec(ctx, `UPDATE api_user_tokens SET revoked_at = now(), token_enc = '', secret_enc = ''
 		WHERE app = $1 AND user_id = $2`, appKey(creds), userID)
 	return err
+}
+
+// UserTokenHolder names, for messages, the user the client's access token
+// acts for: "@name (user id N)" when known (a token stored by auth login);
+// else the user id the service's access tokens carry before their dash
+// (publicly known format "<user id>-<random>"; the spec does not show it).
+// It never includes the token's secret part.
+func (c *Client) UserTokenHolder() string {
+	t := c.cfg.UserToken
+	switch {
+	case t == nil:
+		return "no user access token"
+	case t.ScreenName != "" && t.UserID != "":
+		return fmt.Sprintf("@%s (user id %s)", t.ScreenName, t.UserID)
+	case t.UserID != "":
+		return "user id " + t.UserID
+	}
+	if id, _, ok := strings.Cut(t.Token, "-"); ok && id != "" && strings.Trim(id, "0123456789") == "" {
+		return "user id " + id + " (the token's prefix)"
+	}
+	return "a user the token does not name"
 }
