@@ -64,7 +64,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 		return err
 	}
 	fakeUsed := mode.fakeService
-	pool, err := a.connect(ctx)
+	pool, err := a.connectToMigrate(ctx)
 	if err != nil {
 		return err
 	}
