@@ -178,6 +178,11 @@ func (a *app) checkService(ctx context.Context, pool *pgxpool.Pool, dates *dateR
 	svc := doctorCheck{name: "service"}
 	bearer := doctorCheck{name: "bearer"}
 	cfg, err := a.apiConfig(ctx, pool)
+	if undecryptable := (*api.UndecryptableTokenError)(nil); errors.As(err, &undecryptable) {
+		svc.status, svc.found, svc.todo = checkFail, undecryptable.Error(), wayOut(undecryptable)
+		bearer.status, bearer.found = checkSkip, "needs the stored user token readable"
+		return []doctorCheck{svc, bearer}
+	}
 	if err != nil {
 		svc.status, svc.found = checkFail, err.Error()
 		bearer.status, bearer.found = checkSkip, "needs the service configured"

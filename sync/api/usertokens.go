@@ -24,6 +24,20 @@ var ErrNoStoredToken = errors.New("no stored user token: run adsync auth login")
 // ErrNoSecretKey means tokens cannot be stored or read without ADSYNC_SECRET_KEY.
 var ErrNoSecretKey = errors.New("ADSYNC_SECRET_KEY is not set: adsync stores user tokens only encrypted (AES-GCM); set it, for example to the output of `openssl rand -hex 32`")
 
+// UndecryptableTokenError means the stored token of a user cannot be
+// decrypted with the configured key: ADSYNC_SECRET_KEY changed since it was
+// stored, or the row was altered. Err is ErrDecrypt.
+type UndecryptableTokenError struct {
+	UserID string
+	Err    error
+}
+
+func (e *UndecryptableTokenError) Error() string {
+	return fmt.Sprintf("stored token of user %s: %v (was ADSYNC_SECRET_KEY changed?)", e.UserID, e.Err)
+}
+
+func (e *UndecryptableTokenError) Unwrap() error { return e.Err }
+
 // PGUserTokenStore keeps user tokens in Postgres (api_user_tokens),
 // encrypted with a key derived from ADSYNC_SECRET_KEY.
 type PGUserTokenStore struct {
@@ -92,11 +106,11 @@ func (s PGUserTokenStore) load(ctx context.Context, creds Credentials, userID st
 	aad := []byte(app + "|" + tok.UserID)
 	t, err := Open(key, te, aad)
 	if err != nil {
-		return UserToken{}, fmt.Errorf("stored token of user %s: %w (was ADSYNC_SECRET_KEY changed?)", tok.UserID, err)
+		return UserToken{}, &UndecryptableTokenError{UserID: tok.UserID, Err: err}
 	}
 	sec, err := Open(key, se, aad)
 	if err != nil {
-		return UserToken{}, fmt.Errorf("stored token of user %s: %w", tok.UserID, err)
+		return UserToken{}, &UndecryptableTokenError{UserID: tok.UserID, Err: err}
 	}
 	tok.Token, tok.Secret = string(t), string(sec)
 	return tok, nil
@@ -107,4 +121,15 @@ func (s PGUserTokenStore) MarkRevoked(ctx context.Context, creds Credentials, us
 	_, err := s.Pool.Exec(ctx, `UPDATE api_user_tokens SET revoked_at = now(), token_enc = '', secret_enc = ''
 		WHERE app = $1 AND user_id = $2`, appKey(creds), userID)
 	return err
+}
+
+// Remove forgets the stored token of one user without decrypting it (a
+// token stored under another key can be removed), leaving every other
+// user's. It reports whether a token of the user was stored.
+func (s PGUserTokenStore) Remove(ctx context.Context, creds Credentials, userID string) (bool, error) {
+	tag, err := s.Pool.Exec(ctx, `DELETE FROM api_user_tokens WHERE app = $1 AND user_id = $2`, appKey(creds), userID)
+	if err != nil {
+		return false, fmt.Errorf("removing the stored token of user %s: %w", userID, err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
