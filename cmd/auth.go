@@ -84,8 +84,8 @@ func (o loginOptions) validate() error {
 // tokenStore returns the encrypted user token store, refusing early when
 // there is no database or no key to encrypt with.
 func (a *app) tokenStore(ctx context.Context) (api.PGUserTokenStore, error) {
-	if a.cfg.SecretKey == "" {
-		return api.PGUserTokenStore{}, api.ErrNoSecretKey
+	if err := api.CheckSecretKey(a.cfg.SecretKey); err != nil {
+		return api.PGUserTokenStore{}, err
 	}
 	if !a.hasDatabase() {
 		return api.PGUserTokenStore{}, errors.New("no database configured: set ADSYNC_DATABASE_URL or --database-url (user tokens are stored in Postgres)")

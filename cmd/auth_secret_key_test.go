@@ -99,3 +99,16 @@ func TestDoctorNamesLoginAndRemoveForAStoredTokenItCannotDecrypt(t *testing.T) {
 	require.Contains(t, r.stdout, "-> run adsync auth login to replace it, or adsync auth remove --user-id 1001 to forget it")
 	b.requireNoSecrets(t, r.stdout+r.stderr, old.Token, old.Secret, olderSecretKey)
 }
+
+func TestAShortSecretKeyIsRefusedSayingHowToMakeOneWithoutEchoingIt(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{})
+	const short = "short-key-never-shown"
+	conf := doctorConfig(t, b, t.TempDir(), "secret_key: "+testSecretKey, "secret_key: "+short)
+	for _, args := range [][]string{{"auth", "login"}, {"auth", "revoke"}, {"api", "GET", "/12/accounts"}} {
+		r := run(t, append(args, "--config", conf, "--database-url", b.db)...)
+		require.Equal(t, 1, r.code, "%v: %s", args, r.stdout)
+		require.Contains(t, r.stderr, "ADSYNC_SECRET_KEY is too short: it needs at least 32 characters; make one with `openssl rand -base64 32`", args)
+		require.NotContains(t, r.stdout+r.stderr, short, args)
+	}
+}

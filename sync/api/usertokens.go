@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -45,9 +47,32 @@ type PGUserTokenStore struct {
 	SecretKey string
 }
 
+// MinSecretKeyLength is the shortest ADSYNC_SECRET_KEY accepted, in
+// characters: a shorter one is guessable; 32 random bytes in base64 or hex
+// are 44 or 64.
+const MinSecretKeyLength = 32
+
+// ErrSecretKeyTooShort means ADSYNC_SECRET_KEY is shorter than
+// MinSecretKeyLength. It never carries the key.
+var ErrSecretKeyTooShort = fmt.Errorf("ADSYNC_SECRET_KEY is too short: it needs at least %d characters; "+
+	"make one with `openssl rand -base64 32`", MinSecretKeyLength)
+
+// CheckSecretKey refuses a missing or too short ADSYNC_SECRET_KEY. The
+// key's derivation is unchanged: tokens stored under a long enough key
+// stay readable.
+func CheckSecretKey(secret string) error {
+	switch {
+	case secret == "":
+		return ErrNoSecretKey
+	case utf8.RuneCountInString(strings.TrimSpace(secret)) < MinSecretKeyLength:
+		return ErrSecretKeyTooShort
+	}
+	return nil
+}
+
 func (s PGUserTokenStore) key() ([]byte, error) {
-	if s.SecretKey == "" {
-		return nil, ErrNoSecretKey
+	if err := CheckSecretKey(s.SecretKey); err != nil {
+		return nil, err
 	}
 	return DeriveKey("user-tokens", s.SecretKey), nil
 }
