@@ -18,7 +18,7 @@ import (
 
 func (a *app) authCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "auth", Short: "Obtain and revoke credentials: user access tokens and the app-only bearer token"}
-	cmd.AddCommand(a.authLoginCommand(), a.authRevokeCommand(), a.authBearerCommand(), a.authBearerRevokeCommand())
+	cmd.AddCommand(a.authLoginCommand(), a.authRevokeCommand(), a.authRemoveCommand(), a.authBearerCommand(), a.authBearerRevokeCommand())
 	return cmd
 }
 
@@ -85,8 +85,8 @@ func (o loginOptions) validate() error {
 // tokenStore returns the encrypted user token store, refusing early when
 // there is no database or no key to encrypt with.
 func (a *app) tokenStore(ctx context.Context) (api.PGUserTokenStore, error) {
-	if a.cfg.SecretKey == "" {
-		return api.PGUserTokenStore{}, api.ErrNoSecretKey
+	if err := api.CheckSecretKey(a.cfg.SecretKey); err != nil {
+		return api.PGUserTokenStore{}, err
 	}
 	if !a.hasDatabase() {
 		return api.PGUserTokenStore{}, errors.New("no database configured: set ADSYNC_DATABASE_URL or --database-url (user tokens are stored in Postgres)")
@@ -103,7 +103,11 @@ func (a *app) login(ctx context.Context, o loginOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.apiClient(ctx, store.Pool)
+	c, err := a.appClient(ctx, store.Pool)
+	if err != nil {
+		return err
+	}
+	undecryptable, err := a.sayUndecryptable(ctx, store, c.Credentials())
 	if err != nil {
 		return err
 	}
@@ -153,6 +157,9 @@ func (a *app) login(ctx context.Context, o loginOptions) error {
 		return fmt.Errorf("storing the token: %w", err)
 	}
 	fmt.Fprintf(a.stdout, "logged in as @%s (user id %s, access %s); token stored encrypted\n", ut.ScreenName, ut.UserID, ut.AccessType)
+	if undecryptable != "" && undecryptable != ut.UserID {
+		fmt.Fprintf(a.stdout, "the undecryptable token of user %s is still stored, unused: adsync auth remove --user-id %s forgets it\n", undecryptable, undecryptable)
+	}
 	return nil
 }
 
@@ -167,6 +174,22 @@ func loginRequestError(err error, o loginOptions) error {
 		return fmt.Errorf("auth login: %w: adsync listened on a free port; if the application approves a fixed URL http://127.0.0.1:PORT/callback, pass --port PORT", err)
 	}
 	return fmt.Errorf("auth login: %w: approve this URL in the application's settings, or pass the --port of one it approves (http://127.0.0.1:PORT/callback)", err)
+}
+
+// sayUndecryptable says on stderr, before a login replaces it, that the
+// current stored token cannot be decrypted with the configured key, and
+// returns its user id ("" when it can be, or none is stored).
+func (a *app) sayUndecryptable(ctx context.Context, store api.PGUserTokenStore, creds api.Credentials) (string, error) {
+	_, err := store.Current(ctx, creds)
+	var undecryptable *api.UndecryptableTokenError
+	switch {
+	case errors.As(err, &undecryptable):
+		fmt.Fprintf(a.stderr, "adsync: the stored token of user %s cannot be decrypted with this ADSYNC_SECRET_KEY (was it changed?): this login replaces it\n", undecryptable.UserID)
+		return undecryptable.UserID, nil
+	case err == nil, errors.Is(err, api.ErrNoStoredToken):
+		return "", nil
+	}
+	return "", fmt.Errorf("reading the stored user token: %w", err)
 }
 
 // readLine reads one line from r, giving up when ctx ends. The reader is
@@ -216,7 +239,7 @@ func (a *app) authRevokeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := a.apiClient(ctx, store.Pool)
+			c, err := a.appClient(ctx, store.Pool)
 			if err != nil {
 				return err
 			}
@@ -225,6 +248,10 @@ func (a *app) authRevokeCommand() *cobra.Command {
 				ut, err = store.ForUser(ctx, c.Credentials(), userID)
 			} else {
 				ut, err = store.Current(ctx, c.Credentials())
+			}
+			var undecryptable *api.UndecryptableTokenError
+			if errors.As(err, &undecryptable) {
+				return fmt.Errorf("auth revoke: %w: it cannot be invalidated without it; %s", err, wayOut(undecryptable))
 			}
 			if err != nil {
 				return err
@@ -247,6 +274,51 @@ func (a *app) authRevokeCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&userID, "user-id", "", "revoke this user's token instead of the most recent one")
 	return cmd
+}
+
+func (a *app) authRemoveCommand() *cobra.Command {
+	var userID string
+	cmd := &cobra.Command{
+		Use:   "remove --user-id ID",
+		Short: "Forget one user's stored token without decrypting or invalidating it (after ADSYNC_SECRET_KEY changed)",
+		Long: `Forget the token adsync auth login stored for one user, without decrypting it: the
+way out when ADSYNC_SECRET_KEY changed and the token can no longer be read (adsync auth
+revoke needs the token to invalidate it). The service still honours the token until the
+user withdraws the application's access. Other users' tokens are kept.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if userID == "" {
+				return usageError("auth remove: --user-id is required (the user whose stored token to forget)")
+			}
+			return a.removeUserToken(cmd.Context(), userID)
+		},
+	}
+	cmd.Flags().StringVar(&userID, "user-id", "", "the user whose stored token to forget")
+	return cmd
+}
+
+// removeUserToken is adsync auth remove.
+func (a *app) removeUserToken(ctx context.Context, userID string) error {
+	if !a.hasDatabase() {
+		return errNoDatabase
+	}
+	pool, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	cfg, err := a.appConfig(ctx, pool)
+	if err != nil {
+		return err
+	}
+	found, err := api.PGUserTokenStore{Pool: pool}.Remove(ctx, cfg.Credentials, userID)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("auth remove: no stored token of user %s for this application", userID)
+	}
+	fmt.Fprintf(a.stdout, "removed the stored token of user %s (not invalidated: the service honours it until the user withdraws the application's access)\n", userID)
+	return nil
 }
 
 func (a *app) authBearerCommand() *cobra.Command {

@@ -31,8 +31,46 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 }
 
 // apiConfig is the client configuration apiClient builds a client from
-// (doctor builds its own client from it).
+// (doctor builds its own client from it): appConfig and, with a pool and no
+// configured access token, the token adsync auth login stored.
 func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, error) {
+	cfg, err := a.appConfig(ctx, pool)
+	if err != nil || pool == nil || cfg.UserToken != nil || a.cfg.SecretKey == "" {
+		return cfg, err
+	}
+	tok, err := api.PGUserTokenStore{Pool: pool, SecretKey: a.cfg.SecretKey}.Current(ctx, cfg.Credentials)
+	var undecryptable *api.UndecryptableTokenError
+	switch {
+	case errors.As(err, &undecryptable):
+		return api.Config{}, fmt.Errorf("reading the stored user token: %w: %s", err, wayOut(undecryptable))
+	case errors.Is(err, api.ErrNoStoredToken):
+	case err != nil:
+		return api.Config{}, fmt.Errorf("reading the stored user token: %w", err)
+	default:
+		cfg.UserToken = &api.Token{Token: tok.Token, Secret: tok.Secret, UserID: tok.UserID, ScreenName: tok.ScreenName}
+	}
+	return cfg, nil
+}
+
+// wayOut says what to do about a stored token the configured key cannot
+// decrypt.
+func wayOut(e *api.UndecryptableTokenError) string {
+	return "run adsync auth login to replace it, or adsync auth remove --user-id " + e.UserID + " to forget it"
+}
+
+// appClient is a client without the stored user token: for the commands
+// that obtain, replace or forget that token.
+func (a *app) appClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, error) {
+	cfg, err := a.appConfig(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	return api.NewClient(cfg)
+}
+
+// appConfig is the client configuration of the configured service,
+// application and access token, without the stored user token.
+func (a *app) appConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, error) {
 	if err := a.fakeForDemo(ctx); err != nil {
 		return api.Config{}, err
 	}
@@ -61,15 +99,6 @@ func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, er
 	if pool != nil {
 		cfg.Governor = api.NewGovernor(api.PGStore{Pool: pool})
 		cfg.Bearer = api.NewBearerSource(api.PGBearerStore{Pool: pool})
-		if cfg.UserToken == nil && a.cfg.SecretKey != "" {
-			tok, err := api.PGUserTokenStore{Pool: pool, SecretKey: a.cfg.SecretKey}.Current(ctx, cfg.Credentials)
-			if err != nil && !errors.Is(err, api.ErrNoStoredToken) {
-				return api.Config{}, fmt.Errorf("reading the stored user token: %w", err)
-			}
-			if err == nil {
-				cfg.UserToken = &api.Token{Token: tok.Token, Secret: tok.Secret, UserID: tok.UserID, ScreenName: tok.ScreenName}
-			}
-		}
 	}
 	if a.metrics != nil {
 		if cfg.Governor == nil {

@@ -161,13 +161,7 @@ func (a *app) checkDatabase(ctx context.Context) (*pgxpool.Pool, doctorCheck) {
 		c.todo = "check that the user may read the database (adsync migrate creates what is missing)"
 		return nil, c
 	}
-	var pending []string
-	for _, v := range vs {
-		if !v.Applied {
-			pending = append(pending, fmt.Sprintf("%s %d %s", v.Component, v.Version, v.Name))
-		}
-	}
-	if len(pending) > 0 {
+	if pending := migrations.PendingNames(vs); len(pending) > 0 {
 		c.status = checkFail
 		c.found = fmt.Sprintf("%s is reachable; %d pending migrations: %s", where, len(pending), strings.Join(pending, ", "))
 		c.todo = "run adsync migrate"
@@ -184,6 +178,11 @@ func (a *app) checkService(ctx context.Context, pool *pgxpool.Pool, dates *dateR
 	svc := doctorCheck{name: "service"}
 	bearer := doctorCheck{name: "bearer"}
 	cfg, err := a.apiConfig(ctx, pool)
+	if undecryptable := (*api.UndecryptableTokenError)(nil); errors.As(err, &undecryptable) {
+		svc.status, svc.found, svc.todo = checkFail, undecryptable.Error(), wayOut(undecryptable)
+		bearer.status, bearer.found = checkSkip, "needs the stored user token readable"
+		return []doctorCheck{svc, bearer}
+	}
 	if err != nil {
 		svc.status, svc.found = checkFail, err.Error()
 		bearer.status, bearer.found = checkSkip, "needs the service configured"

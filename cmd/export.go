@@ -50,9 +50,6 @@ exported to before.`,
 			if err != nil {
 				return err
 			}
-			if err := requireMigrated(ctx, pool); err != nil {
-				return err
-			}
 			res, err := export.Run(ctx, pool, export.Options{Out: out, Tables: names, Full: full})
 			if err != nil {
 				return err

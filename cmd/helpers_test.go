@@ -19,7 +19,7 @@ import (
 )
 
 // testSecretKey encrypts stored tokens in these tests.
-const testSecretKey = "test-secret-key-never-printed"
+const testSecretKey = "test-secret-key-never-printed-anywhere"
 
 // serviceBundle is a fake service, a migrated database and a configuration
 // file pointing at both.

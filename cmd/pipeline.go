@@ -8,10 +8,7 @@ import (
 
 	"github.com/adsync/adsync/cmd/internal/logging"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/migrations"
-	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -36,16 +33,8 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	if a.deps != nil {
 		return a.deps, nil
 	}
-	url, err := a.database(ctx)
+	pool, err := a.openDatabase(ctx, jobs.PoolSize(a.concurrency()), true)
 	if err != nil {
-		return nil, err
-	}
-	pool, err := store.Connect(ctx, url, store.ConnectOptions{MaxConns: jobs.PoolSize(a.concurrency())})
-	if err != nil {
-		return nil, err
-	}
-	a.onClose(pool.Close)
-	if err := requireMigrated(ctx, pool); err != nil {
 		return nil, err
 	}
 	client, err := a.apiClient(ctx, pool)
@@ -58,18 +47,6 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	deps.Stats, deps.Now = a.cfg.Stats.Settings(), a.now
 	a.deps = deps
 	return deps, nil
-}
-
-// requireMigrated refuses to run on a database with pending migrations.
-func requireMigrated(ctx context.Context, pool *pgxpool.Pool) error {
-	vs, err := migrations.Status(ctx, pool, nil)
-	if err != nil {
-		return err
-	}
-	if n := migrations.Pending(vs); n > 0 {
-		return fmt.Errorf("the database has %d pending migrations: run adsync migrate", n)
-	}
-	return nil
 }
 
 // inserter builds a River client that only inserts jobs (startWorking

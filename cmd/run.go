@@ -27,7 +27,8 @@ const demoDir = ".adsync"
 // demoAudience is the custom audience the demo uploads the sample CRM file to.
 const demoAudience = "adsync demo CRM"
 
-// demoKeywords is the keyword set the demo looks up when none is configured.
+// demoKeywords is the keyword set the demo looks up when none is configured:
+// the fake's alone, never a configured service's.
 var demoKeywords = insights.KeywordSet{Name: "demo", Keywords: []string{"running shoes", "trail shoes"},
 	NegativeKeywords: []string{"used"}, Granularity: "DAY"}
 
@@ -44,7 +45,8 @@ With nothing configured it is the demo: it starts a local PostgreSQL under .adsy
 (kept between runs) and the fake service in this process with generated data.
 Configure the service (see the README) and it runs against it, in the configured
 database or the local one. A configured database with no service configured is an
-error: the fake's data goes into it only with --demo.`,
+error: the fake's data goes into it only with --demo. Keyword insights are those of
+insights.keyword_sets; the demo's own set is looked up only against the fake.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runPass(cmd.Context(), full, demo) },
 	}
@@ -64,7 +66,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 		return err
 	}
 	fakeUsed := mode.fakeService
-	pool, err := a.connect(ctx)
+	pool, err := a.connectToMigrate(ctx)
 	if err != nil {
 		return err
 	}
@@ -84,7 +86,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 	}
 
 	step(3, "fetch keyword insights")
-	if err := a.demoInsights(ctx); err != nil {
+	if err := a.runInsights(ctx, fakeUsed); err != nil {
 		return err
 	}
 
@@ -368,14 +370,25 @@ func (a *app) sampleCRM() (file, name string, err error) {
 	return file, "the sample CRM file (" + filepath.ToSlash(sampleCRMPath) + ", built in)", nil
 }
 
-// demoInsights looks up the configured keyword sets (or a demo set) over
-// the last week.
-func (a *app) demoInsights(ctx context.Context) error {
+// insightsNotConfigured is the insights step of adsync run against a
+// configured service with no keyword set configured.
+const insightsNotConfigured = "skipped: no keyword sets configured; list them under insights.keyword_sets " +
+	"in the configuration file (see Configuration in the README)"
+
+// runInsights looks up the configured keyword sets over the last week.
+// Against the fake with none configured it looks up the demo's set; against
+// a configured service with none it says the step is skipped and how to
+// configure one: a service's quota is never spent on the demo's keywords.
+func (a *app) runInsights(ctx context.Context, fakeUsed bool) error {
 	deps, err := a.pipeline(ctx)
 	if err != nil {
 		return err
 	}
 	sets := deps.Insights.Sets
+	if len(sets) == 0 && !fakeUsed {
+		fmt.Fprintln(a.stdout, insightsNotConfigured)
+		return nil
+	}
 	if len(sets) == 0 {
 		sets = []insights.KeywordSet{demoKeywords}
 	}

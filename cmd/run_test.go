@@ -29,6 +29,7 @@ func TestRunWithDemoCompletesAPipelinePassEndToEndAgainstTheFakeInAConfiguredDat
 	require.Contains(t, r.stdout, "invalid: line 102:", "the sample file's bad rows are reported")
 	require.Contains(t, r.stdout, "adds: 3000 sent, 3000 accepted\ndeletes: 0 sent, 0 accepted\n")
 	require.Regexp(t, `1 keyword sets, 1 windows, \d+ requests, \d+ volume buckets stored`, r.stdout)
+	require.NotContains(t, r.stdout, "no keyword sets configured", "the demo looks up its own keyword set")
 	require.Regexp(t, `found\s+[1-9]\d*`, r.stdout)
 	require.Regexp(t, `jobs [1-9]\d*, rows [1-9]\d*\nstats run \d+ succeeded`, r.stdout, "the analytics pass")
 	m := regexp.MustCompile(`export run \d+: (\d+) rows`).FindStringSubmatch(r.stdout)

@@ -27,9 +27,6 @@ func (a *app) statusCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := requireMigrated(ctx, pool); err != nil {
-				return err
-			}
 			st, err := store.ReadStatus(ctx, pool, limit)
 			if err != nil {
 				return err

@@ -154,6 +154,19 @@ func Pending(vs []Version) int {
 	return n
 }
 
+// PendingNames names the versions not yet applied, in order, as
+// "component version name" (app 3 api_user_tokens): what a person checks
+// against `adsync migrate --status`.
+func PendingNames(vs []Version) []string {
+	var out []string
+	for _, v := range vs {
+		if !v.Applied {
+			out = append(out, fmt.Sprintf("%s %d %s", v.Component, v.Version, v.Name))
+		}
+	}
+	return out
+}
+
 func riverMigrator(pool *pgxpool.Pool, logger *slog.Logger) (*rivermigrate.Migrator[pgx.Tx], error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

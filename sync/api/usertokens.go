@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,6 +26,20 @@ var ErrNoStoredToken = errors.New("no stored user token: run adsync auth login")
 // ErrNoSecretKey means tokens cannot be stored or read without ADSYNC_SECRET_KEY.
 var ErrNoSecretKey = errors.New("ADSYNC_SECRET_KEY is not set: adsync stores user tokens only encrypted (AES-GCM); set it, for example to the output of `openssl rand -hex 32`")
 
+// UndecryptableTokenError means the stored token of a user cannot be
+// decrypted with the configured key: ADSYNC_SECRET_KEY changed since it was
+// stored, or the row was altered. Err is ErrDecrypt.
+type UndecryptableTokenError struct {
+	UserID string
+	Err    error
+}
+
+func (e *UndecryptableTokenError) Error() string {
+	return fmt.Sprintf("stored token of user %s: %v (was ADSYNC_SECRET_KEY changed?)", e.UserID, e.Err)
+}
+
+func (e *UndecryptableTokenError) Unwrap() error { return e.Err }
+
 // PGUserTokenStore keeps user tokens in Postgres (api_user_tokens),
 // encrypted with a key derived from ADSYNC_SECRET_KEY.
 type PGUserTokenStore struct {
@@ -32,9 +47,32 @@ type PGUserTokenStore struct {
 	SecretKey string
 }
 
+// MinSecretKeyLength is the shortest ADSYNC_SECRET_KEY accepted, in
+// characters: a shorter one is guessable; 32 random bytes in base64 or hex
+// are 44 or 64.
+const MinSecretKeyLength = 32
+
+// ErrSecretKeyTooShort means ADSYNC_SECRET_KEY is shorter than
+// MinSecretKeyLength. It never carries the key.
+var ErrSecretKeyTooShort = fmt.Errorf("ADSYNC_SECRET_KEY is too short: it needs at least %d characters; "+
+	"make one with `openssl rand -base64 32`", MinSecretKeyLength)
+
+// CheckSecretKey refuses a missing or too short ADSYNC_SECRET_KEY. The
+// key's derivation is unchanged: tokens stored under a long enough key
+// stay readable.
+func CheckSecretKey(secret string) error {
+	switch {
+	case secret == "":
+		return ErrNoSecretKey
+	case utf8.RuneCountInString(strings.TrimSpace(secret)) < MinSecretKeyLength:
+		return ErrSecretKeyTooShort
+	}
+	return nil
+}
+
 func (s PGUserTokenStore) key() ([]byte, error) {
-	if s.SecretKey == "" {
-		return nil, ErrNoSecretKey
+	if err := CheckSecretKey(s.SecretKey); err != nil {
+		return nil, err
 	}
 	return DeriveKey("user-tokens", s.SecretKey), nil
 }
@@ -93,11 +131,11 @@ func (s PGUserTokenStore) load(ctx context.Context, creds Credentials, userID st
 	aad := []byte(app + "|" + tok.UserID)
 	t, err := Open(key, te, aad)
 	if err != nil {
-		return UserToken{}, fmt.Errorf("stored token of user %s: %w (was ADSYNC_SECRET_KEY changed?)", tok.UserID, err)
+		return UserToken{}, &UndecryptableTokenError{UserID: tok.UserID, Err: err}
 	}
 	sec, err := Open(key, se, aad)
 	if err != nil {
-		return UserToken{}, fmt.Errorf("stored token of user %s: %w", tok.UserID, err)
+		return UserToken{}, &UndecryptableTokenError{UserID: tok.UserID, Err: err}
 	}
 	tok.Token, tok.Secret = string(t), string(sec)
 	return tok, nil
@@ -129,4 +167,15 @@ func (c *Client) UserTokenHolder() string {
 		return "user id " + id + " (the token's prefix)"
 	}
 	return "a user the token does not name"
+}
+
+// Remove forgets the stored token of one user without decrypting it (a
+// token stored under another key can be removed), leaving every other
+// user's. It reports whether a token of the user was stored.
+func (s PGUserTokenStore) Remove(ctx context.Context, creds Credentials, userID string) (bool, error) {
+	tag, err := s.Pool.Exec(ctx, `DELETE FROM api_user_tokens WHERE app = $1 AND user_id = $2`, appKey(creds), userID)
+	if err != nil {
+		return false, fmt.Errorf("removing the stored token of user %s: %w", userID, err)
+	}
+	return tag.RowsAffected() > 0, nil
 }

@@ -1,0 +1,54 @@
+package adsynccmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// runConfigured runs adsync run against the bundle's fake configured as the
+// service (not the demo), with extra appended to its configuration file and
+// the export in a temporary folder.
+func (b *serviceBundle) runConfigured(t *testing.T, extra string) result {
+	t.Helper()
+	conf, err := os.ReadFile(b.conf)
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	y := string(conf) + "export:\n  out: " + filepath.Join(t.TempDir(), "out") + "\n" + extra
+	require.NoError(t, os.WriteFile(file, []byte(y), 0o600))
+	withFile := *b
+	withFile.conf = file
+	r := withFile.run(t, "run")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.NotContains(t, r.stdout, "fake service:", "the configured service, not the demo")
+	b.requireNoSecrets(t, r.stdout+r.stderr)
+	return r
+}
+
+// insightSets lists the keyword sets whose windows were stored.
+func (b *serviceBundle) insightSets(t *testing.T) []string {
+	t.Helper()
+	var sets []string
+	require.NoError(t, b.pool(t).QueryRow(context.Background(),
+		`SELECT coalesce(array_agg(DISTINCT set_name ORDER BY set_name), '{}') FROM keyword_insight_windows`).Scan(&sets))
+	return sets
+}
+
+func TestRunAgainstAConfiguredServiceWithoutKeywordSetsSkipsInsightsSayingHowToConfigureOne(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	r := b.runConfigured(t, "")
+	require.Contains(t, r.stdout, "== 3/6 fetch keyword insights\nskipped: no keyword sets configured; list them under insights.keyword_sets in the configuration file (see Configuration in the README)\n")
+	require.Empty(t, b.insightSets(t), "the demo's keyword set is not fetched from a configured service")
+}
+
+func TestRunAgainstAConfiguredServiceFetchesOnlyTheConfiguredKeywordSets(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	r := b.runConfigured(t, "insights:\n  keyword_sets:\n    - name: coffee\n      keywords: [coffee, espresso]\n      granularity: DAY\n")
+	require.Regexp(t, `== 3/6 fetch keyword insights\n1 keyword sets, 1 windows, \d+ requests, \d+ volume buckets stored\n`, r.stdout)
+	require.Equal(t, []string{"coffee"}, b.insightSets(t))
+}
