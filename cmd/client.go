@@ -48,6 +48,7 @@ func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, er
 		Credentials: api.Credentials{ConsumerKey: c.ConsumerKey, ConsumerSecret: c.ConsumerSecret},
 		Timeout:     time.Duration(c.Timeout),
 		Logger:      a.log.Named("api"),
+		BaseOrigins: a.baseOrigins(),
 	}
 	if c.AccessToken != "" || c.AccessSecret != "" {
 		if c.AccessToken == "" || c.AccessSecret == "" {

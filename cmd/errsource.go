@@ -26,3 +26,33 @@ func (a *app) withSources(err error) error {
 	}
 	return err
 }
+
+// baseOrigins name, by base, the setting its URL came from and where it
+// was set, for the client's *api.BaseError.
+func (a *app) baseOrigins() map[api.Base]string {
+	out := map[api.Base]string{}
+	for _, b := range []api.Base{api.BaseAPI, api.BaseAds, api.BaseSandbox} {
+		out[b] = a.baseSource(b)
+	}
+	return out
+}
+
+// baseSource names the setting a base URL came from and where it was set.
+func (a *app) baseSource(b api.Base) string {
+	key := "api.url"
+	switch b {
+	case api.BaseAds:
+		key = "api.ads_url"
+	case api.BaseSandbox:
+		if a.cfg.API.SandboxAdsURL != "" {
+			key = "api.sandbox_ads_url"
+		} else {
+			key = "api.ads_url"
+		}
+	}
+	origin, env := a.cfg.Origin(key), config.EnvName(key)
+	if origin == "env "+env {
+		return fmt.Sprintf("%s, from env %s", key, env)
+	}
+	return fmt.Sprintf("%s, from %s; env %s", key, origin, env)
+}
