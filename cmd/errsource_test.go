@@ -3,6 +3,7 @@ package adsynccmd
 import (
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,4 +58,13 @@ func TestSkewedClockSaysToRunDoctor(t *testing.T) {
 	require.Contains(t, r.stderr, "this machine's clock is off")
 	require.Contains(t, r.stderr, "run adsync doctor")
 	b.requireNoSecrets(t, r.stderr+r.stdout)
+}
+
+func TestAPICommandNamesExactlyTheMissingServiceSetting(t *testing.T) {
+	t.Parallel()
+	conf := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(conf, []byte("api:\n  url: https://api.example\n  consumer_key: ck-never-shown\n  consumer_secret: cs-never-shown\n"), 0o600))
+	r := run(t, "api", "GET", "/12/accounts", "--config", conf)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Equal(t, "adsync: the service is configured only in part: set ADSYNC_ADS_URL (api.ads_url)\n", r.stderr)
 }
