@@ -75,22 +75,21 @@ func (a *app) appConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, er
 		return api.Config{}, err
 	}
 	c := a.cfg.API
-	if c.URL == "" || c.AdsURL == "" {
-		return api.Config{}, errors.New("no service configured: set api.url and api.ads_url (ADSYNC_API_URL, ADSYNC_ADS_URL)")
-	}
-	if c.ConsumerKey == "" || c.ConsumerSecret == "" {
-		return api.Config{}, errors.New("no application credentials: set ADSYNC_CONSUMER_KEY and ADSYNC_CONSUMER_SECRET")
+	if missing := missingService(c); len(missing) > 0 {
+		what := "the service is configured only in part"
+		if !serviceConfigured(c) {
+			what = "no service configured"
+		}
+		return api.Config{}, fmt.Errorf("%s: %s", what, missingSettings(missing))
 	}
 	cfg := api.Config{
 		APIURL: c.URL, AdsURL: c.AdsURL, SandboxAdsURL: c.SandboxAdsURL,
 		Credentials: api.Credentials{ConsumerKey: c.ConsumerKey, ConsumerSecret: c.ConsumerSecret},
 		Timeout:     time.Duration(c.Timeout),
 		Logger:      a.log.Named("api"),
+		BaseOrigins: a.baseOrigins(),
 	}
-	if c.AccessToken != "" || c.AccessSecret != "" {
-		if c.AccessToken == "" || c.AccessSecret == "" {
-			return api.Config{}, errors.New("set both ADSYNC_ACCESS_TOKEN and ADSYNC_ACCESS_SECRET, or neither")
-		}
+	if c.AccessToken != "" { // missingService asks for both or neither
 		cfg.UserToken = &api.Token{Token: c.AccessToken, Secret: c.AccessSecret}
 	}
 	if a.metrics != nil {

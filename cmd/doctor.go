@@ -72,11 +72,11 @@ in the database when there is one (and caches one it obtains, as every command d
 }
 
 func (a *app) doctor(ctx context.Context) error {
-	if err := a.printConfigSources(); err != nil {
-		return err
-	}
 	var checks []doctorCheck
 	pool, dbCheck := a.checkDatabase(ctx)
+	if err := a.printConfigSources(ctx, pool); err != nil {
+		return err
+	}
 	checks = append(checks, dbCheck)
 	dates := &dateRecorder{}
 	checks = append(checks, a.checkService(ctx, pool, dates)...)
@@ -105,11 +105,20 @@ func (a *app) doctor(ctx context.Context) error {
 	return nil
 }
 
-// printConfigSources lists every setting, masked, with its origin.
-func (a *app) printConfigSources() error {
+// printConfigSources lists every setting, masked, with its origin. With
+// no access token configured, one stored by adsync auth login in pool's
+// database is shown as such.
+func (a *app) printConfigSources(ctx context.Context, pool *pgxpool.Pool) error {
 	entries, err := a.cfg.Entries()
 	if err != nil {
 		return err
+	}
+	if stored := a.storedTokenLabel(ctx, pool); stored != "" {
+		for i, e := range entries {
+			if (e.Key == "api.access_token" || e.Key == "api.access_secret") && e.Origin == "default" {
+				entries[i].Value, entries[i].Origin = stored, "adsync auth login (database)"
+			}
+		}
 	}
 	fmt.Fprintln(a.stdout, "CONFIGURATION")
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
@@ -122,6 +131,24 @@ func (a *app) printConfigSources() error {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", e.Key, v, e.Origin)
 	}
 	return w.Flush()
+}
+
+// storedTokenLabel is "stored: @screen_name" when no access token is
+// configured and auth login stored one in pool's database; else "".
+func (a *app) storedTokenLabel(ctx context.Context, pool *pgxpool.Pool) string {
+	c := a.cfg.API
+	if pool == nil || c.AccessToken != "" || c.AccessSecret != "" || a.cfg.SecretKey == "" {
+		return ""
+	}
+	creds := api.Credentials{ConsumerKey: c.ConsumerKey, ConsumerSecret: c.ConsumerSecret}
+	tok, err := api.PGUserTokenStore{Pool: pool, SecretKey: a.cfg.SecretKey}.Current(ctx, creds)
+	if err != nil {
+		return ""
+	}
+	if tok.ScreenName == "" {
+		return "stored: user " + tok.UserID
+	}
+	return "stored: @" + strings.TrimPrefix(tok.ScreenName, "@")
 }
 
 // from says where a setting came from, for a check's advice.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/fixtures/s3test"
+	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/stats"
 	"github.com/stretchr/testify/require"
 )
@@ -212,4 +213,18 @@ func TestDoctorNamesAnS3EndpointThatRefusesTheConnection(t *testing.T) {
 	require.NotContains(t, r.stdout, "make it writable")
 	require.NotContains(t, r.stdout+r.stderr, "secret-never-shown")
 	require.NotContains(t, r.stdout+r.stderr, "AKIDNEVERSHOWN")
+}
+
+func TestDoctorNamesATokenStoredByAuthLoginAsSuch(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{})
+	o := b.srv.Options()
+	require.NoError(t, api.PGUserTokenStore{Pool: b.pool(t), SecretKey: testSecretKey}.Save(t.Context(), b.creds(),
+		api.UserToken{Token: o.OwnerToken, Secret: o.OwnerSecret, UserID: "1", ScreenName: "owner_screen", AccessType: "write"}))
+	r := b.run(t, "doctor")
+	require.Regexp(t, `(?m)^api\.access_token\s+stored: @owner_screen\s+adsync auth login \(database\)$`, r.stdout)
+	require.Regexp(t, `(?m)^api\.access_secret\s+stored: @owner_screen\s+adsync auth login \(database\)$`, r.stdout)
+	require.NotRegexp(t, `(?m)^api\.access_token\s.*default$`, r.stdout)
+	require.Equal(t, "ok", doctorLine(t, r.stdout, "service"), r.stdout)
+	b.requireNoSecrets(t, r.stdout+r.stderr)
 }

@@ -55,7 +55,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err := a.withSources(root.ExecuteContext(ctx))
 	a.close()
 	if err == nil {
 		return exitOK

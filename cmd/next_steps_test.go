@@ -19,7 +19,7 @@ func TestNextStepsRepeatTheGlobalFlagsOfTheRunWithoutAPassword(t *testing.T) {
 	flags, note := a.passedGlobals()
 	require.Equal(t, ` --config 'my conf.yaml' --database-url postgres://app@db.example/adsync`, flags)
 	require.Empty(t, note)
-	steps := nextSteps("out", flags, note, true)
+	steps := nextSteps("out", flags, note, true, true)
 	require.Contains(t, steps, " status --config 'my conf.yaml' --database-url postgres://app@db.example/adsync ")
 	require.Contains(t, steps, " run --config 'my conf.yaml' --database-url postgres://app@db.example/adsync --demo ")
 
@@ -27,7 +27,7 @@ func TestNextStepsRepeatTheGlobalFlagsOfTheRunWithoutAPassword(t *testing.T) {
 	flags, note = a.passedGlobals()
 	require.Empty(t, flags)
 	require.Contains(t, note, "export ADSYNC_DATABASE_URL=")
-	steps = nextSteps("out", flags, note, false)
+	steps = nextSteps("out", flags, note, false, true)
 	require.NotContains(t, steps, "pw-never-shown")
 	require.Contains(t, steps, "  # first: export ADSYNC_DATABASE_URL=")
 	require.False(t, strings.Contains(steps, "--demo"))
@@ -49,7 +49,7 @@ func TestSpanWordsSaysWholeDaysAsDays(t *testing.T) {
 // (DuckDB reads a bucket only through its httpfs extension).
 func TestNextStepsForABucket(t *testing.T) {
 	t.Parallel()
-	steps := nextSteps("s3://b/p?endpoint=http://127.0.0.1:7070&use_path_style=true", "", "", false)
+	steps := nextSteps("s3://b/p?endpoint=http://127.0.0.1:7070&use_path_style=true", "", "", false, true)
 	require.Contains(t, steps, ` export --out 's3://b/p?endpoint=http://127.0.0.1:7070&use_path_style=true' --full`)
 	require.NotContains(t, steps, "duckdb")
 	require.NotContains(t, steps, "campaigns/*")

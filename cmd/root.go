@@ -1,6 +1,7 @@
 package adsynccmd
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -109,6 +110,9 @@ func (a *app) load(cmd *cobra.Command) error {
 		return err
 	}
 	a.log = log
+	for _, w := range config.UnknownEnv(os.Environ()) {
+		fmt.Fprintf(a.stderr, "adsync: warning: %s\n", w)
+	}
 	return nil
 }
 

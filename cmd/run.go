@@ -80,7 +80,11 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 		return err
 	}
 
-	step(2, "upload the sample CRM file to a custom audience")
+	if fakeUsed {
+		step(2, "upload the sample CRM file to a custom audience")
+	} else {
+		step(2, "audience upload")
+	}
 	if err := a.demoUpload(ctx, fakeUsed); err != nil {
 		return err
 	}
@@ -116,7 +120,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 
 	fmt.Fprintf(a.stdout, "\nDone in %s.\n", time.Since(start).Round(100*time.Millisecond))
 	globals, note := a.passedGlobals()
-	fmt.Fprint(a.stdout, nextSteps(a.cfg.Export.Out, globals, note, demo))
+	fmt.Fprint(a.stdout, nextSteps(a.cfg.Export.Out, globals, note, demo, fakeUsed))
 	if fakeUsed {
 		fmt.Fprintln(a.stdout, "\nThis pass ran against the fake service. Set ADSYNC_API_URL, ADSYNC_ADS_URL and the credentials (see the README) to use the real one.")
 	}
@@ -127,8 +131,10 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 // printed, in a shell in the current directory (their descriptions are
 // shell comments), each ending by itself or on Ctrl-C.
 // globals are the global flags adsync run was given that the commands need
-// too, note a comment to print before them; demo is its --demo.
-func nextSteps(out, globals, note string, demo bool) string {
+// too, note a comment to print before them; demo is its --demo; fake says
+// the pass ran against the fake service (against the real one, no step
+// names the demo's sample file or the fake).
+func nextSteps(out, globals, note string, demo, fake bool) string {
 	self := selfCommand()
 	var b strings.Builder
 	b.WriteString("\nWhat to try next (from this directory; each line runs as printed):\n")
@@ -144,13 +150,19 @@ func nextSteps(out, globals, note string, demo bool) string {
 	}
 	line(self+" status"+globals, "recent runs, queues, failures")
 	line(self+" db"+globals+" -- -c "+shellQuote(runsQuery), "the same runs with psql; adsync db alone opens a session")
-	line(again, "again: the sync is incremental, the same CRM file is skipped")
+	if fake {
+		line(again, "again: the sync is incremental, the same CRM file is skipped")
+	} else {
+		line(again, "again: the sync is incremental")
+	}
 	line(self+" export --out "+shellQuote(out)+" --full"+globals, "every row again, not only what changed")
 	if q := duckdbCommand(out); q != "" {
 		fmt.Fprintf(&b, "  # the current campaigns by status, read from the Parquet files with DuckDB:\n  %s\n", q)
 	}
 	line(self+" worker --http-addr 127.0.0.1:0"+globals, "the daemon: schedules, /healthz, /metrics; Ctrl-C stops it")
-	line(self+" fixtures serve --addr 127.0.0.1:0", "the fake service on its own, to point any client at; Ctrl-C stops it")
+	if fake {
+		line(self+" fixtures serve --addr 127.0.0.1:0", "the fake service on its own, to point any client at; Ctrl-C stops it")
+	}
 	return b.String()
 }
 

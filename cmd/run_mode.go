@@ -52,44 +52,70 @@ func decideRunMode(cfg config.Config, demo bool) (runMode, error) {
 		m.fakeService = true
 		return m, nil
 	}
-	configured := false
-	var missing []string
-	for _, s := range serviceSettings(cfg.API) {
-		configured = configured || s.value != ""
-		if s.required && s.value == "" {
-			missing = append(missing, s.key)
-		}
-	}
+	configured, missing := serviceConfigured(cfg.API), missingService(cfg.API)
 	switch {
 	case !configured && m.localDatabase:
 		m.fakeService = true
 		return m, nil
 	case !configured:
-		return runMode{}, &serviceNotConfiguredError{missing: missing, database: true}
+		return runMode{}, &serviceNotConfiguredError{missing: missing, database: true, noService: true}
 	case len(missing) > 0:
-		return runMode{}, &serviceNotConfiguredError{missing: missing}
+		return runMode{}, &serviceNotConfiguredError{missing: missing, database: !m.localDatabase}
 	}
 	return m, nil
 }
 
 // serviceNotConfiguredError is `adsync run` refusing to run without a
-// complete service configuration.
+// complete service configuration. With a database configured it never
+// suggests --demo: that would write the fake's generated data into it.
 type serviceNotConfiguredError struct {
-	missing  []string // YAML key paths
-	database bool     // a database is configured and no service setting at all
+	missing   []string // YAML key paths
+	database  bool     // a database is configured
+	noService bool     // no service setting at all
 }
 
 func (e *serviceNotConfiguredError) Error() string {
-	envs := make([]string, len(e.missing))
-	for i, k := range e.missing {
-		envs[i] = config.EnvName(k)
-	}
-	set := fmt.Sprintf("set %s (%s)", joinAnd(envs), strings.Join(e.missing, ", "))
-	if e.database {
+	set := missingSettings(e.missing)
+	switch {
+	case e.database && e.noService:
 		return "a database is configured but no service: " + set +
-			", or pass --demo to sync the fake service's generated data into that database"
+			" (to try adsync against the fake service instead, run it with no database configured: it starts a local Postgres)"
+	case e.database:
+		return "the service is configured only in part: " + set
 	}
 	return "the service is configured only in part: " + set + ", or pass --demo to run against the fake service"
+}
+
+// missingSettings says to set the settings at the YAML key paths keys:
+// "set ADSYNC_A and ADSYNC_B (a, b)".
+func missingSettings(keys []string) string {
+	envs := make([]string, len(keys))
+	for i, k := range keys {
+		envs[i] = config.EnvName(k)
+	}
+	return fmt.Sprintf("set %s (%s)", joinAnd(envs), strings.Join(keys, ", "))
+}
+
+// serviceConfigured reports whether any service setting is set.
+func serviceConfigured(api config.API) bool {
+	for _, s := range serviceSettings(api) {
+		if s.value != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// missingService lists the YAML key paths of the required service
+// settings api lacks.
+func missingService(api config.API) []string {
+	var missing []string
+	for _, s := range serviceSettings(api) {
+		if s.required && s.value == "" {
+			missing = append(missing, s.key)
+		}
+	}
+	return missing
 }
 
 // joinAnd joins words as "a, b and c".

@@ -108,8 +108,9 @@ func TestWorkerAnswersHealthRunsAScheduledJobAndStopsCleanly(t *testing.T) {
 	}, 30*time.Second, 100*time.Millisecond, "the export schedule fired and its job ran")
 	require.Eventually(t, func() bool {
 		_, metrics := get(t, "http://"+addr+"/metrics")
-		return strings.Contains(metrics, `adsync_jobs_total{kind="export",outcome="completed"}`) &&
-			strings.Contains(metrics, `adsync_export_rows_total{table="sync_runs"}`)
+		// Every series is there from the start at zero: these have counted.
+		return nonZero(metrics, `adsync_jobs_total{kind="export",outcome="completed"}`) &&
+			nonZero(metrics, `adsync_export_rows_total{table="sync_runs"}`)
 	}, 10*time.Second, 100*time.Millisecond)
 	_, metrics := get(t, "http://"+addr+"/metrics")
 	require.Contains(t, metrics, "adsync_job_duration_seconds_bucket")
@@ -175,12 +176,12 @@ func TestWorkerCountsWorkInMetricsAndShutsDownCleanlyWithJobsInFlight(t *testing
 		// Job counts come from River's events, which trail the work itself.
 		_, m := get(t, "http://"+addr+"/metrics")
 		return strings.Contains(m, `adsync_audience_users_total{result="accepted"} 2`) &&
-			strings.Contains(m, `adsync_jobs_total{kind="sync_unit",outcome="completed"}`)
+			nonZero(m, `adsync_jobs_total{kind="sync_unit",outcome="completed"}`)
 	}, 30*time.Second, 50*time.Millisecond)
 	_, m := get(t, "http://"+addr+"/metrics")
-	require.Contains(t, m, `adsync_records_synced_total{entity="campaigns",result="fetched"}`)
-	require.Contains(t, m, `adsync_api_requests_total{endpoint="GET /12/accounts/{account_id}/campaigns",status="200"}`)
-	require.Contains(t, m, `adsync_jobs_total{kind="sync_unit",outcome="completed"}`)
+	require.True(t, nonZero(m, `adsync_records_synced_total{entity="campaigns",result="fetched"}`), m)
+	require.True(t, nonZero(m, `adsync_api_requests_total{endpoint="GET /12/accounts/{account_id}/campaigns",status="200"}`), m)
+	require.True(t, nonZero(m, `adsync_jobs_total{kind="sync_unit",outcome="completed"}`), m)
 	require.Contains(t, m, `adsync_audience_users_total{result="sent"} 2`)
 
 	// A slow service keeps a job in flight; SIGTERM lets it finish.
@@ -201,4 +202,9 @@ func TestWorkerCountsWorkInMetricsAndShutsDownCleanlyWithJobsInFlight(t *testing
 	var workers int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM adsync_workers`).Scan(&workers))
 	require.Zero(t, workers, "a clean stop unregisters the worker")
+}
+
+// nonZero reports whether the scrape holds series with a value above zero.
+func nonZero(scrape, series string) bool {
+	return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` [1-9][0-9.e+]*$`).MatchString(scrape)
 }

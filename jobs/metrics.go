@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/adsync/adsync/export"
+	"github.com/adsync/adsync/sync/ads"
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -53,7 +55,45 @@ func NewMetrics() *Metrics {
 	m.reg.MustRegister(m.jobs, m.jobDuration, m.apiRequests, m.apiDuration, m.rateWaits, m.rateWaitSecs,
 		m.records, m.audienceUsers, m.exportRows,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.initSeries()
 	return m
+}
+
+// jobKinds are the kinds of every job adsync enqueues.
+var jobKinds = []string{SyncRunArgs{}.Kind(), SyncUnitArgs{}.Kind(), AudienceBatchArgs{}.Kind(), ExportArgs{}.Kind(),
+	InsightsArgs{}.Kind(), PostsFetchArgs{}.Kind(), StatsArgs{}.Kind(), StatsJobArgs{}.Kind()}
+
+// jobOutcomes are the outcome labels of adsync_jobs_total (see observeEvent).
+var jobOutcomes = []string{"completed", "failed", "snoozed", "cancelled", "discarded"}
+
+// recordResults are the result labels of adsync_records_synced_total.
+var recordResults = []string{"fetched", "inserted", "updated", "unchanged", "deleted"}
+
+// initSeries creates, at zero, every series whose labels are known in
+// advance (job kinds and outcomes, entities, tables, the sync's
+// endpoints), so every adsync_* family is scraped from the start and an
+// alert on a rate or an absence works on a fresh worker.
+func (m *Metrics) initSeries() {
+	for _, kind := range jobKinds {
+		for _, outcome := range jobOutcomes {
+			m.jobs.WithLabelValues(kind, outcome).Add(0)
+		}
+		m.jobDuration.WithLabelValues(kind)
+	}
+	for _, e := range ads.Entities() {
+		for _, result := range recordResults {
+			m.records.WithLabelValues(e.Name, result).Add(0)
+		}
+		m.apiRequests.WithLabelValues(e.Endpoint, "200").Add(0)
+		m.apiDuration.WithLabelValues(e.Endpoint)
+		m.rateWaits.WithLabelValues(e.Endpoint).Add(0)
+		m.rateWaitSecs.WithLabelValues(e.Endpoint).Add(0)
+	}
+	m.audienceUsers.WithLabelValues("sent").Add(0)
+	m.audienceUsers.WithLabelValues("accepted").Add(0)
+	for _, t := range export.Tables() {
+		m.exportRows.WithLabelValues(t.Name).Add(0)
+	}
 }
 
 // Registry is what /metrics serves.

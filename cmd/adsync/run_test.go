@@ -79,8 +79,8 @@ func TestRunRefusesAConfiguredDatabaseWithoutAServiceAndTouchesNothing(t *testin
 			code, stdout, stderr := runInDir(t, dir, env, append([]string{"run"}, args...)...)
 			require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 			require.Equal(t, "adsync: a database is configured but no service: set ADSYNC_API_URL, ADSYNC_ADS_URL, "+
-				"ADSYNC_CONSUMER_KEY and ADSYNC_CONSUMER_SECRET (api.url, api.ads_url, api.consumer_key, api.consumer_secret), "+
-				"or pass --demo to sync the fake service's generated data into that database\n", stderr)
+				"ADSYNC_CONSUMER_KEY and ADSYNC_CONSUMER_SECRET (api.url, api.ads_url, api.consumer_key, api.consumer_secret) "+
+				"(to try adsync against the fake service instead, run it with no database configured: it starts a local Postgres)\n", stderr)
 			require.NotContains(t, stdout, "fake service")
 
 			require.Equal(t, before, tables(), "no table was created: the database was not migrated")

@@ -32,6 +32,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -81,6 +82,9 @@ type Config struct {
 	BackoffBase, BackoffMax time.Duration
 	Logger                  *zap.Logger
 	Now                     func() time.Time
+	// BaseOrigins say, by base, where its URL was set ("api.ads_url, from
+	// env ADSYNC_ADS_URL"); a *BaseError names it.
+	BaseOrigins map[Base]string
 	// OnResponse is called after every answer (metrics).
 	OnResponse func(endpoint string, status int, d time.Duration)
 }
@@ -90,10 +94,13 @@ type Client struct {
 	// bodySizes holds, by endpoint, the size of its last answer's body
 	// (see readBody).
 	bodySizes sync.Map
-	cfg       Config
-	http      *http.Client
-	gov       *Governor
-	log       *zap.Logger
+	// answered records, by Base, that the base has answered once: until
+	// it has, a refused connection or a bare 404 says its URL is wrong.
+	answered [3]atomic.Bool
+	cfg      Config
+	http     *http.Client
+	gov      *Governor
+	log      *zap.Logger
 }
 
 // NewClient validates cfg and returns a client.
@@ -245,16 +252,21 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			if !errors.As(err, &terr) || ctx.Err() != nil {
 				return nil, err
 			}
-			c.log.Debug("api request failed", zap.String("endpoint", endpoint), zap.Int("attempt", attempt), zap.Error(err))
+			if berr := c.unreachable(req, terr); berr != nil {
+				return nil, berr
+			}
 			failures++
 			if !idempotent || failures >= c.cfg.MaxAttempts {
 				return nil, err
 			}
+			c.log.Warn("api request failed; retrying", zap.String("endpoint", endpoint), zap.Int("attempt", attempt),
+				zap.Int("max_attempts", c.cfg.MaxAttempts), zap.Error(err))
 			if err := c.backoff(ctx, failures); err != nil {
 				return nil, err
 			}
 			continue
 		}
+		c.answered[req.Base].Store(true)
 		user, account := c.observe(ctx, buckets, resp.Header, endpoint, resp.StatusCode)
 		if c.cfg.OnResponse != nil {
 			c.cfg.OnResponse(endpoint, resp.StatusCode, d)
@@ -332,7 +344,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			}
 			continue
 		default:
-			return nil, decodeError(status, endpoint, body)
+			return nil, c.wrongBase(req, decodeError(status, endpoint, body))
 		}
 	}
 }

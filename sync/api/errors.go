@@ -38,8 +38,26 @@ type OAuthError struct {
 }
 
 func (e *OAuthError) Error() string {
-	return fmt.Sprintf("%s: HTTP %d: code %d: %s", e.Endpoint, e.Status, e.Code, e.Message)
+	msg := fmt.Sprintf("%s: HTTP %d: code %d: %s", e.Endpoint, e.Status, e.Code, e.Message)
+	if fix := e.Fix(); fix != "" {
+		msg += " (" + fix + ")"
+	}
+	return msg
 }
+
+// codeFixes says, for the codes a user can act on, what the code means and
+// what to do about it.
+var codeFixes = map[int]string{
+	32: "the service refused the request's signature: check the application's consumer key and consumer secret " +
+		"(they must be the pair of one application) and, for calls signed with a user token, the access token and secret",
+	89: "the access token was revoked or has expired: run adsync auth login to get a new one",
+	135: "the request's timestamp is too far from the service's clock: this machine's clock is off; " +
+		"run adsync doctor to measure the offset, and sync the clock (NTP)",
+}
+
+// Fix says what the error's code means and how to fix it, or "" when the
+// code is not one a user can act on.
+func (e *OAuthError) Fix() string { return codeFixes[e.Code] }
 
 // Is matches the sentinel of the error's code, and ErrNotFound for 404s.
 func (e *OAuthError) Is(target error) bool {

@@ -44,6 +44,9 @@ type Meaning struct {
 	Status int
 	// Code is the service's error code, if it gave one ("32", "NOT_FOUND").
 	Code string
+	// Fix says what the code means and what to do about it, when a user can
+	// act on it (wrong credentials, a revoked token, a skewed clock).
+	Fix string
 }
 
 // Permanent is implemented by errors, of this package or of a pipeline,
@@ -77,7 +80,9 @@ func Explain(err error) Meaning {
 	case errors.As(err, &te):
 		return Meaning{Verdict: Retry}
 	case errors.As(err, &oe):
-		return byStatus(oe.Status, strconv.Itoa(oe.Code))
+		m := byStatus(oe.Status, strconv.Itoa(oe.Code))
+		m.Fix = oe.Fix()
+		return m
 	case errors.As(err, &ae):
 		code := ""
 		if len(ae.Errors) > 0 {

@@ -115,11 +115,15 @@ func ReadStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, er
 // secretPattern finds credentials that could have slipped into a message:
 // OAuth and Bearer authorization values, token-like parameters, and
 // passwords in connection URLs.
-var secretPattern = regexp.MustCompile(`(?i)(bearer\s+|oauth\s+[^\n]*?oauth_signature="|(?:access_token|oauth_token|oauth_token_secret|token_secret|consumer_secret|access_secret|secret_key|password)["']?\s*[=:]\s*["']?|://[^:/@\s]+:)([^\s"'&@,]+)`)
+var secretPattern = regexp.MustCompile(`(?i)(bearer\s+|oauth\s+[^\n]*?oauth_signature="|(?:access_token|oauth_token|oauth_token_secret|token_secret|consumer_secret|access_secret|secret_key|password)["']?\s*[=:]\s*["']?)([^\s"'&@,]+)`)
+
+// urlPasswordPattern finds the password of a URL's user information
+// (scheme://user:password@host), not a host's port.
+var urlPasswordPattern = regexp.MustCompile(`(://[^:/@\s]+:)[^\s"'&@,/]+@`)
 
 // Redact replaces credential values in s with "[redacted]". adsync keeps
 // secrets out of errors in the first place; this guards what is shown of
 // errors recorded by any component.
 func Redact(s string) string {
-	return secretPattern.ReplaceAllString(s, "${1}[redacted]")
+	return urlPasswordPattern.ReplaceAllString(secretPattern.ReplaceAllString(s, "${1}[redacted]"), "${1}[redacted]@")
 }

@@ -30,6 +30,8 @@ func TestRedactHidesCredentialsInMessages(t *testing.T) {
 		require.Contains(t, out, "[redacted]", in)
 	}
 	require.Equal(t, "GET /12/accounts: HTTP 404: NOT_FOUND", Redact("GET /12/accounts: HTTP 404: NOT_FOUND"), "ordinary messages are untouched")
+	const refused = "GET /12/accounts: dial tcp 127.0.0.1:45477: connection refused: nothing answers at http://127.0.0.1:45477/ads/12/accounts"
+	require.Equal(t, refused, Redact(refused), "a URL's port is not a password")
 }
 
 func TestReadStatusShowsRunsQueuesAndFailedJobs(t *testing.T) {

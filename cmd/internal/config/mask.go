@@ -45,3 +45,12 @@ func (c Config) Masked() Config {
 	c.API.AccessSecret = maskSecret(c.API.AccessSecret)
 	return c
 }
+
+// MaskKey shows enough of a non-secret identifier (a consumer key) to tell
+// which one is set: its first four and last two characters.
+func MaskKey(s string) string {
+	if len(s) < 10 {
+		return maskSecret(s)
+	}
+	return s[:4] + "…" + s[len(s)-2:]
+}

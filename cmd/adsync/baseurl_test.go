@@ -1,0 +1,60 @@
+package main
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// runEnv runs adsync args to the end with extra environment variables.
+func (e *env) runEnv(t *testing.T, vars []string, args ...string) (int, string) {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(self, append(args, "--config", e.conf)...)
+	cmd.Env = append(append(os.Environ(), asMainEnv+"=1"), vars...)
+	p := startProc(t, cmd)
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		p.kill()
+		t.Fatalf("adsync %v did not finish: %s", args, p.output())
+	}
+	time.Sleep(10 * time.Millisecond) // let the output reader drain
+	return p.status, p.output()
+}
+
+func TestClosedPortAsAdsURLFailsAtOnceNamingURLAndSetting(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil, "")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "http://" + l.Addr().String() + "/ads"
+	require.NoError(t, l.Close())
+	start := time.Now()
+	code, out := e.runEnv(t, []string{"ADSYNC_ADS_URL=" + dead}, "sync", "--entities", "campaigns", "--wait")
+	require.Less(t, time.Since(start), 10*time.Second, "no silent retries: %s", out)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "connection refused")
+	require.Contains(t, out, dead+"/12/accounts")
+	require.Contains(t, out, "connection refused at "+dead+"/12/accounts: check the ads base URL (api.ads_url, from env ADSYNC_ADS_URL)")
+}
+
+func TestWrongAdsBasePathIsNamedWithItsSetting(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil, "")
+	conf, err := os.ReadFile(e.conf)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(e.conf, []byte(strings.Replace(string(conf), "/ads\n", "/not-the-ads-base\n", 1)), 0o600))
+	code, out := e.run(t, "api", "GET", "/12/accounts")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "HTTP 404")
+	require.Contains(t, out, "/not-the-ads-base/12/accounts")
+	require.Contains(t, out, "check the path of the ads base URL")
+	require.Contains(t, out, "(api.ads_url, from file "+e.conf+":5; env ADSYNC_ADS_URL)")
+}
