@@ -3,7 +3,6 @@ package export
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,18 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adsync/adsync/fixtures"
 	"github.com/stretchr/testify/require"
 )
-
-// closedPort is a local host:port nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
-}
 
 // awsEnvWithoutCredentials unsets every AWS_* variable until the test
 // ends and points the SDK's files and instance metadata service where
@@ -70,7 +60,7 @@ func captureStderr(t *testing.T) func() string {
 // It sets the environment and stderr: not in parallel.
 func TestAnS3EndpointThatRefusesIsNamedAndTheSDKPrintsNothing(t *testing.T) {
 	awsEnvWithoutCredentials(t)
-	addr := closedPort(t)
+	addr := fixtures.ClosedAddr(t)
 	out := "s3://bkt/p?endpoint=http://" + addr + "&use_path_style=true&region=us-east-1"
 	ctx := context.Background()
 

@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -16,21 +15,11 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-// closedAddr is a local address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
-}
-
 func TestRefusedConnectionOnFirstCallNamesTheURLAtOnce(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, nil)
 	cfg := f.config()
-	cfg.AdsURL = "http://" + closedAddr(t) + "/ads"
+	cfg.AdsURL = "http://" + fixtures.ClosedAddr(t) + "/ads"
 	cfg.BackoffBase, cfg.BackoffMax = 5*time.Second, 10*time.Second
 	start := time.Now()
 	err := listAccounts(newClient(t, cfg))
