@@ -60,6 +60,10 @@ func (SyncUnitArgs) InsertOpts() river.InsertOpts {
 
 const unitMaxAttempts = 8
 
+// parentWait is how long a unit waits before looking again whether the
+// unit of its parents has ended (see ads.Syncer.WaitingFor).
+const parentWait = 250 * time.Millisecond
+
 // SyncParams are what a run records in sync_runs.params.
 type SyncParams struct {
 	AccountIDs []string `json:"account_ids,omitempty"`
@@ -192,6 +196,13 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 	pool := w.deps.Pool
 	u := &ads.Unit{RunID: args.RunID, AccountID: args.AccountID, Entity: e, Full: args.Full, Overlap: w.deps.SyncOverlap}
 	s := w.deps.syncer()
+	// An entity listed by its stored parents waits for the run's unit of
+	// its parents to end (a snooze costs no attempt and frees the worker).
+	if parent, err := s.WaitingFor(ctx, u); err != nil {
+		return w.failure(ctx, job, u, err)
+	} else if parent != "" {
+		return river.JobSnooze(parentWait)
+	}
 	// Everything runs inside the resumable steps: a retry after the "pages"
 	// step completed (a worker killed before the job was marked completed)
 	// must meet that step again, or River refuses the retry.

@@ -65,6 +65,10 @@ type Entity struct {
 	// each part's query parameter is PartParam.
 	Parts     []string
 	PartParam string
+	// Parents, when set, split the unit into one list per chunk of the
+	// ids of parent records the sync stored (targeting criteria: by line
+	// item).
+	Parents *ParentsFrom
 	// Incremental entities take sort_by=updated_at-desc (the spec lists
 	// sort_by for them), so an incremental run stops at the bookmark.
 	// The others are paged fully on every run.
@@ -91,6 +95,31 @@ type Entity struct {
 	// a later entity's table is not in 0003_ads.sql's generated part but in
 	// its own file (0 for the generated part).
 	Migration int
+}
+
+// ParentsFrom declares an entity listed by the ids of its parent records,
+// taken from the parent entity's table for the unit's account: only the
+// parents the sync knows, live ones only (a parent stored deleted costs no
+// request). The unit's parts are the sorted ids cut into chunks of at most
+// Chunk, each sent as Param=id,id,... and named by that very list, so a
+// resumed unit finds its part again. The parent entity's unit of the same
+// run and account ends before this one starts (see Syncer.WaitingFor),
+// so a run lists the children of the parents it has just stored.
+//
+// The service does not cascade a parent's deletion to its children, and a
+// deleted parent's children are no longer asked for: they are marked
+// deleted with their parent (see Entity.ParentSweepSQL) rather than kept
+// live for ever.
+type ParentsFrom struct {
+	// Entity is the parent entity (its table holds the ids).
+	Entity string
+	// Field is the child record's field naming its parent; it is a typed
+	// column of the child's table.
+	Field string
+	// Param is the list's query parameter taking the chunk.
+	Param string
+	// Chunk is the most ids one request takes.
+	Chunk int
 }
 
 // Key is the JSON field of the record key.
@@ -178,6 +207,14 @@ var registry = func() []*Entity {
 	// and with_deleted for their list. Their table came in migration 12.
 	accountApps := perAccount("account_apps", "/account_apps", true, "name app_store_identifier os_type conversion_tracking:b")
 	accountApps.Migration = 12
+	// Targeting criteria are listed only per line item, up to 200 line item
+	// ids a request (spec targeting-and-more.md); the list takes sort_by and
+	// with_deleted. Their table came in migration 18.
+	criteria := perAccount("targeting_criteria", "/targeting_criteria", true,
+		"line_item_id name localized_name targeting_type targeting_value operator_type location_type "+
+			"tailored_audience_expansion:b tailored_audience_type")
+	criteria.Parents = &ParentsFrom{Entity: "line_items", Field: "line_item_id", Param: "line_item_ids", Chunk: 200}
+	criteria.Migration = 18
 	return []*Entity{
 		{Name: "accounts", Scope: Global, Path: "/12/accounts", Endpoint: "GET /12/accounts", Incremental: true, WithDeleted: true,
 			AccessList: true,
@@ -207,6 +244,7 @@ var registry = func() []*Entity {
 		// not shown"), so they are paged fully.
 		perAccount("promoted_posts", "/promoted_posts", false, "line_item_id post_id entity_status approval_status"),
 		perAccount("tracking_tags", "/tracking_tags", true, "line_item_id tracking_tag_type tracking_tag_url"),
+		criteria,
 		posts,
 		accountApps,
 		// The custom audience list's parameters are not shown in the spec.

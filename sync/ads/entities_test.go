@@ -27,7 +27,7 @@ func TestRegistryNamesAreUniqueAndEndpointsMatchPaths(t *testing.T) {
 			cols[c.Name] = true
 		}
 	}
-	require.Len(t, seen, 24)
+	require.Len(t, seen, 25)
 }
 
 func TestParseNamesRejectsUnknownNamesListingTheValidOnes(t *testing.T) {

@@ -278,6 +278,23 @@ func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
 	return false, store.StartUnit(ctx, s.Pool, u.Key())
 }
 
+// WaitingFor names the parent entity whose unit of the same run and
+// account is still open (pending or running), "" when the unit may start:
+// an entity listed by its stored parents (see ParentsFrom) starts once its
+// parents' unit has ended, however it ended. A run without the parent
+// entity lists the parents already stored.
+func (s *Syncer) WaitingFor(ctx context.Context, u *Unit) (string, error) {
+	p := u.Entity.Parents
+	if p == nil {
+		return "", nil
+	}
+	st, err := store.UnitState(ctx, s.Pool, store.UnitKey{RunID: u.RunID, AccountID: u.AccountID, Entity: p.Entity})
+	if err != nil || !store.UnitOpen(st) {
+		return "", err
+	}
+	return p.Entity, nil
+}
+
 // End ends a unit that will not complete (failed, or skipped with a
 // reason) and finishes its run when it was the last unit open.
 func (s *Syncer) End(ctx context.Context, u *Unit, state, reason string) error {

@@ -111,6 +111,11 @@ func describe(u *Unit, part string) string {
 	if u.AccountID == "" {
 		d = "(global)"
 	}
+	if p := u.Entity.Parents; p != nil {
+		// A chunk names up to Chunk ids: its ends and size are enough.
+		ids := strings.Split(part, ",")
+		return fmt.Sprintf("%s %s %s..%s (%d ids)", d, p.Param, ids[0], ids[len(ids)-1], len(ids))
+	}
 	if part != "" {
 		d += " " + u.Entity.PartParam
 		if u.Entity.Scope == PerParent {
@@ -122,10 +127,13 @@ func describe(u *Unit, part string) string {
 }
 
 // parts lists the unit's lists: one per post type, one per live custom
-// audience for per-parent entities, else one.
+// audience for per-parent entities, one per chunk of stored parent ids,
+// else one.
 func (s *Syncer) parts(ctx context.Context, u *Unit) ([]string, error) {
 	e := u.Entity
 	switch {
+	case e.Parents != nil:
+		return s.parentChunks(ctx, u)
 	case e.Scope == PerParent:
 		aud, _ := Lookup("custom_audiences")
 		var ids []string
@@ -154,6 +162,30 @@ func (s *Syncer) parts(ctx context.Context, u *Unit) ([]string, error) {
 	return []string{""}, nil
 }
 
+// parentChunks are the parts of an entity listed by stored parents: the
+// live parent ids of the unit's account, sorted bytewise and cut into
+// chunks, each joined with commas. Since a comma sorts before every id
+// character, the chunks are sorted as the ids are, as Sync's resume needs.
+func (s *Syncer) parentChunks(ctx context.Context, u *Unit) ([]string, error) {
+	p := u.Entity.Parents
+	rows, err := s.Pool.Query(ctx, fmt.Sprintf(`SELECT id FROM %s WHERE account_id = $1 AND NOT deleted`,
+		pgx.Identifier{p.Entity}.Sanitize()), u.AccountID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the %s of account %s: %w", u.Entity.Name, p.Entity, u.AccountID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the %s of account %s: %w", u.Entity.Name, p.Entity, u.AccountID, err)
+	}
+	sort.Strings(ids)
+	chunks := api.ChunkIDs(ids, p.Chunk)
+	parts := make([]string, len(chunks))
+	for i, c := range chunks {
+		parts[i] = strings.Join(c, ",")
+	}
+	return parts, nil
+}
+
 func fill(path, account, parent string) string {
 	return strings.NewReplacer("{account_id}", url.PathEscape(account), "{parent_id}", url.PathEscape(parent)).Replace(path)
 }
@@ -166,6 +198,9 @@ func query(u *Unit, part string) url.Values {
 	}
 	if e.PartParam != "" {
 		q.Set(e.PartParam, part)
+	}
+	if e.Parents != nil {
+		q.Set(e.Parents.Param, part)
 	}
 	if e.WithDeleted {
 		q.Set("with_deleted", "true")
@@ -438,6 +473,19 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 		}
 		if state != store.UnitRunning {
 			return ErrUnitDone
+		}
+		if u.Entity.Parents != nil {
+			// Whether or not the listing was complete: the children of
+			// parents stored deleted were not asked for.
+			tag, err := tx.Exec(ctx, u.Entity.ParentSweepSQL(), u.AccountID)
+			if err != nil {
+				return fmt.Errorf("sweeping %s of deleted %s: %w", u.Entity.Name, u.Entity.Parents.Entity, err)
+			}
+			if n := tag.RowsAffected(); n > 0 {
+				if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
+					return err
+				}
+			}
 		}
 		if u.Complete() {
 			n, err := store.Sweep(ctx, tx, u.Entity.SweepSQL(), u.RunID, u.AccountID, u.Entity.Name)
