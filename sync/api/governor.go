@@ -64,8 +64,9 @@ type Governor struct {
 // NewGovernor returns a governor over store with the spec's known budgets.
 func NewGovernor(store BudgetStore) *Governor {
 	return &Governor{
-		Store:   store,
-		Presets: map[string]Budget{EndpointAudienceUsers: {Limit: 1500, Window: time.Minute}},
+		Store: store,
+		Presets: map[string]Budget{EndpointAudienceUsers: {Limit: 1500, Window: time.Minute},
+			EndpointTargetingCriteria: {Limit: 400, Window: 15 * time.Minute}},
 		MaxWait: 70 * time.Second,
 		Now:     time.Now,
 		Sleep:   sleepCtx,
@@ -79,6 +80,11 @@ const TotalCountSuffix = " with_total_count"
 
 // EndpointAudienceUsers is the rate-limit key of POST custom audience users.
 const EndpointAudienceUsers = "POST /12/accounts/{account_id}/custom_audiences/{custom_audience_id}/users"
+
+// EndpointTargetingCriteria is the rate-limit key of the targeting
+// criteria list, whose category allows 400 requests per 15 minutes (spec
+// targeting-and-more.md, Limits).
+const EndpointTargetingCriteria = "GET /12/accounts/{account_id}/targeting_criteria"
 
 // bucketsFor names the buckets of a request: the endpoint's, and the
 // account's share of it when the request names an account.
