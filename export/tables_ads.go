@@ -28,7 +28,7 @@ func adsTable(e *ads.Entity) Table {
 		add(Column{Name: "account_id", Kind: String})
 	}
 	add(Column{Name: "id", Kind: String})
-	for _, c := range e.Columns {
+	for _, c := range e.LiveColumns() {
 		col := Column{Name: c.Name, Nullable: true}
 		switch c.Type {
 		case ads.BigInt:

@@ -48,10 +48,8 @@ func requireCriteriaEqualTheService(t *testing.T, b *syncBundle) {
 		kt := per["targeting_criteria"]
 		var want [2]int
 		for _, id := range append(slices.Clone(kt.IDs), kt.DeletedIDs...) {
-			raw, ok := b.fake.Srv.AdsRecord(acct, "targeting_criteria", id)
+			rec, ok := b.fake.Srv.AdsRecord(acct, "targeting_criteria", id)
 			require.True(t, ok)
-			var rec map[string]any
-			require.NoError(t, json.Unmarshal(raw, &rec))
 			parentGone := deletedLineItem[rec["line_item_id"].(string)]
 			deleted := rec["deleted"].(bool) || parentGone
 			switch {
@@ -82,6 +80,8 @@ FROM targeting_criteria WHERE account_id = $1 AND id = $2`, acct, id).Scan(ptrs.
 			for i, c := range criteriaColumns {
 				require.Equal(t, rec[c], vals[i], "%s of criterion %s", c, id)
 			}
+			raw, err := json.Marshal(rec)
+			require.NoError(t, err)
 			require.JSONEq(t, string(raw), string(stored), "the record is kept whole")
 			require.Equal(t, rec["created_at"], created.UTC().Format(time.RFC3339))
 			require.Equal(t, rec["updated_at"], updated.UTC().Format(time.RFC3339))

@@ -21,7 +21,7 @@ type ReadmeQuery struct {
 
 var (
 	queryBlock = regexp.MustCompile("(?s)<!-- latest-version query: ([a-z_0-9]+) -->\\s*```sql\\n(.*?)```")
-	keyRow     = regexp.MustCompile("(?m)^\\| `([a-z_0-9]+)` \\| ([a-z_0-9, ]+) \\|$")
+	keyRow     = regexp.MustCompile("(?m)^\\| `([a-z_0-9]+)` \\| ([a-z_0-9, ]+) \\|( [^|\\n]+ \\|)?$")
 	partition  = regexp.MustCompile(`PARTITION BY ([a-z_0-9, ]+)\)`)
 )
 

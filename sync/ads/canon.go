@@ -47,6 +47,9 @@ type canonicalizer struct {
 	createdAt string
 	updatedAt string
 	deleted   bool
+	// deletedField and deletedValue: a top-level string field whose value
+	// marks the record deleted (Entity.DeletedField), set by the caller.
+	deletedField, deletedValue string
 }
 
 // member is one "key":value of an object being written: the decoded key
@@ -223,6 +226,11 @@ func (c *canonicalizer) noteTop(key, val []byte) {
 		c.updatedAt, _ = stringJSON(val)
 	case "deleted":
 		c.deleted = string(val) == "true"
+	}
+	if c.deletedField != "" && string(key) == c.deletedField {
+		if v, ok := stringJSON(val); ok && v == c.deletedValue {
+			c.deleted = true
+		}
 	}
 }
 

@@ -47,6 +47,15 @@ type Column struct {
 	// FromParent fills the column with the unit part's parent id rather
 	// than a field of the record.
 	FromParent bool
+	// Migration is the app migration that added the column to a table
+	// created earlier (0: the column came with its table). Applied
+	// migrations never change, so a later column is an ALTER TABLE of its
+	// own migration (see AlterSQL), not part of CreateTableSQL.
+	Migration int
+	// Dropped is the app migration that dropped the column (0: the table
+	// has it). A dropped column stays in the registry only so the DDL of
+	// the migration that created it is still generated.
+	Dropped int
 }
 
 // Entity describes one synced entity: where it is listed and how it is
@@ -75,6 +84,15 @@ type Entity struct {
 	Incremental bool
 	// WithDeleted sends with_deleted=true so deletions arrive as tombstones.
 	WithDeleted bool
+	// IncrementalFrom is the app migration in which an entity created
+	// earlier became Incremental: its updated_at index is added there (0:
+	// with its table).
+	IncrementalFrom int
+	// DeletedField and DeletedValue mark records deleted that carry no
+	// deleted field: a record whose DeletedField is DeletedValue is stored
+	// with deleted=true (scheduled posts show deletion as
+	// scheduled_status DELETED).
+	DeletedField, DeletedValue string
 	// Single endpoints answer one object, not a list.
 	Single bool
 	// NotPaged endpoints answer one list page without cursor or count.
@@ -122,6 +140,21 @@ type ParentsFrom struct {
 	Chunk int
 }
 
+// LiveColumns are the typed columns the table has now (without dropped
+// ones), in the order its stored values are computed.
+func (e *Entity) LiveColumns() []Column {
+	if !slices.ContainsFunc(e.Columns, func(c Column) bool { return c.Dropped != 0 }) {
+		return e.Columns
+	}
+	var out []Column
+	for _, c := range e.Columns {
+		if c.Dropped == 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Key is the JSON field of the record key.
 func (e *Entity) Key() string {
 	if e.KeyField == "" {
@@ -158,6 +191,14 @@ func cols(spec string) []Column {
 		out = append(out, Column{Name: name, Type: t})
 	}
 	return out
+}
+
+// since sets the migration of columns added to a table created earlier.
+func since(migration int, cs []Column) []Column {
+	for i := range cs {
+		cs[i].Migration = migration
+	}
+	return cs
 }
 
 func perAccount(name, path string, incremental bool, columns string) *Entity {
@@ -215,6 +256,8 @@ var registry = func() []*Entity {
 			"tailored_audience_expansion:b tailored_audience_type")
 	criteria.Parents = &ParentsFrom{Entity: "line_items", Field: "line_item_id", Param: "line_item_ids", Chunk: 200}
 	criteria.Migration = 18
+	lineItems, promotedPosts := targetingAndMore()
+	promotableUsers, scheduledPromoted, prerollCTAs, webEventTags, appEventTags, scheduledPosts, draftPosts, mediaLibrary := accountEntities()
 	return []*Entity{
 		{Name: "accounts", Scope: Global, Path: "/12/accounts", Endpoint: "GET /12/accounts", Incremental: true, WithDeleted: true,
 			AccessList: true,
@@ -225,11 +268,7 @@ var registry = func() []*Entity {
 				"credit_remaining_local_micro:i funded_amount_local_micro:i entity_status able_to_fund:b "+
 				"reasons_not_able_to_fund:a io_header"),
 		campaigns,
-		// Line item fields are not shown in the spec: the typed columns are
-		// those the real service's v12 line item carries.
-		perAccount("line_items", "/line_items", false,
-			"name campaign_id objective product_type placements:a bid_amount_local_micro:i entity_status "+
-				"start_time:t end_time:t currency servable:b"),
+		lineItems,
 		perAccount("cards", "/cards", true, "name card_uri card_type components:j slides:j"),
 		perAccount("cards_poll", "/cards/poll", true,
 			"name card_uri card_type first_choice second_choice third_choice fourth_choice duration_in_minutes:i "+
@@ -240,13 +279,12 @@ var registry = func() []*Entity {
 		perAccount("media_creatives", "/media_creatives", true,
 			"line_item_id account_media_id campaign_id landing_url serving_status entity_status approval_status"),
 		perAccount("promoted_accounts", "/promoted_accounts", true, "line_item_id user_id entity_status approval_status"),
-		// The spec lists no sort_by for promoted posts ("further parameters:
-		// not shown"), so they are paged fully.
-		perAccount("promoted_posts", "/promoted_posts", false, "line_item_id post_id entity_status approval_status"),
+		promotedPosts,
 		perAccount("tracking_tags", "/tracking_tags", true, "line_item_id tracking_tag_type tracking_tag_url"),
 		criteria,
 		posts,
 		accountApps,
+		promotableUsers, scheduledPromoted, prerollCTAs, webEventTags, appEventTags, scheduledPosts, draftPosts, mediaLibrary,
 		// The custom audience list's parameters are not shown in the spec.
 		perAccount("custom_audiences", "/custom_audiences", false,
 			"name description audience_type targetable:b targetable_types:a reasons_not_targetable:a permission_level "+
@@ -262,6 +300,62 @@ var registry = func() []*Entity {
 		reference("advertiser_business_categories", "/advertiser_business_categories", "", "name iab_categories:a"),
 	}
 }()
+
+// targetingAndMore declares line items and promoted posts as spec
+// targeting-and-more.md has them (migration 17): every field of the line
+// item's table is a typed column, and both lists sort by updated_at, so
+// both are incremental from then. A line item of a draft campaign lists
+// only with with_draft=true. The first release's servable column is
+// dropped: the version 12 line item has no such field.
+func targetingAndMore() (lineItems, promotedPosts *Entity) {
+	const m = 17
+	lineItems = perAccount("line_items", "/line_items", true,
+		"name campaign_id objective product_type placements:a bid_amount_local_micro:i entity_status "+
+			"start_time:t end_time:t currency servable:b")
+	lineItems.Columns[len(lineItems.Columns)-1].Dropped = m
+	lineItems.Columns = append(lineItems.Columns, since(m, cols(
+		"funding_instrument_id goal bid_strategy pay_by target_cpa_local_micro:i daily_budget_amount_local_micro:i "+
+			"total_budget_amount_local_micro:i standard_delivery:b frequency_cap:i duration_in_days:i advertiser_user_id "+
+			"advertiser_domain categories:a primary_web_event_tag android_app_store_identifier ios_app_store_identifier "+
+			"automatic_post_promotion:j creative_source"))...)
+	lineItems.Query = map[string]string{"with_draft": "true"}
+	lineItems.IncrementalFrom = m
+	promotedPosts = perAccount("promoted_posts", "/promoted_posts", true, "line_item_id post_id entity_status approval_status")
+	promotedPosts.IncrementalFrom = m
+	return lineItems, promotedPosts
+}
+
+// accountEntities declares the per-account entities of spec
+// targeting-and-more.md whose tables came in migration 17. Those whose list
+// sorts by updated_at and takes with_deleted are incremental; web event
+// tags (no updated_at), scheduled posts, draft posts and the media library
+// (no sort_by, no with_deleted) are paged fully on every run, and the
+// sweep tombstones what a run no longer sees (drafts are deleted for good,
+// deleted media items leave the list). A scheduled post has no deleted
+// field: scheduled_status DELETED is its deletion.
+func accountEntities() (promotable, scheduledPromoted, preroll, webTags, appTags, scheduled, drafts, media *Entity) {
+	promotable = perAccount("promotable_users", "/promotable_users", true, "user_id promotable_user_type")
+	scheduledPromoted = perAccount("scheduled_promoted_posts", "/scheduled_promoted_posts", true, "line_item_id scheduled_post_id post_id")
+	preroll = perAccount("preroll_call_to_actions", "/preroll_call_to_actions", true, "line_item_id call_to_action call_to_action_url")
+	webTags = perAccount("web_event_tags", "/web_event_tags", false,
+		"name type click_window:i view_through_window:i retargeting_enabled:b status last_tracked_at:t website_tag_id embed_code")
+	appTags = perAccount("app_event_tags", "/app_event_tags", true,
+		"app_store_identifier os_type conversion_type provider_app_event_id provider_app_event_name deep_link_scheme "+
+			"post_view_attribution_window:i post_engagement_attribution_window:i retargeting_enabled:b status last_tracked_at:t")
+	scheduled = perAccount("scheduled_posts", "/scheduled_posts", false,
+		"name text user_id scheduled_at:t scheduled_status completed_at:t post_id nullcast:b card_uri media_keys:a")
+	scheduled.WithDeleted, scheduled.DeletedField, scheduled.DeletedValue = false, "scheduled_status", "DELETED"
+	drafts = perAccount("draft_posts", "/draft_posts", false, "name text user_id nullcast:b card_uri media_keys:a")
+	drafts.WithDeleted = false
+	media = perAccount("media_library", "/media_library", false,
+		"name file_name description title media_url media_type media_category media_status aspect_ratio duration:i "+
+			"poster_media_url poster_media_key posted:b")
+	media.WithDeleted, media.KeyField = false, "media_key"
+	for _, e := range []*Entity{promotable, scheduledPromoted, preroll, webTags, appTags, scheduled, drafts, media} {
+		e.Migration = 17
+	}
+	return
+}
 
 // Entities returns every entity in fan-out order.
 func Entities() []*Entity { return slices.Clone(registry) }

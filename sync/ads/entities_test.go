@@ -27,7 +27,7 @@ func TestRegistryNamesAreUniqueAndEndpointsMatchPaths(t *testing.T) {
 			cols[c.Name] = true
 		}
 	}
-	require.Len(t, seen, 25)
+	require.Len(t, seen, 33)
 }
 
 func TestParseNamesRejectsUnknownNamesListingTheValidOnes(t *testing.T) {
@@ -101,4 +101,20 @@ func TestOnlyIncompleteListingsStopAtTheBookmark(t *testing.T) {
 		require.False(t, ok)
 		require.True(t, u.Complete())
 	}
+}
+
+func TestAScheduledPostShownDeletedIsStoredDeleted(t *testing.T) {
+	t.Parallel()
+	e, _ := Lookup("scheduled_posts")
+	u := &Unit{AccountID: "a1", Entity: e}
+	for status, deleted := range map[string]bool{"DELETED": true, "SCHEDULED": false, "SUCCESS": false} {
+		r, err := stage(u, "", json.RawMessage(`{"id":"1","scheduled_status":"`+status+`","updated_at":"2026-01-02T03:04:05Z"}`))
+		require.NoError(t, err)
+		require.Equal(t, deleted, r.Deleted, status)
+	}
+	// Only the declared entity reads the field so: a campaign's is data.
+	c, _ := Lookup("campaigns")
+	r, err := stage(&Unit{AccountID: "a1", Entity: c}, "", json.RawMessage(`{"id":"1","scheduled_status":"DELETED"}`))
+	require.NoError(t, err)
+	require.False(t, r.Deleted)
 }

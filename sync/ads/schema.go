@@ -19,7 +19,9 @@ func (e *Entity) CreateTableSQL() string {
 	}
 	b.WriteString("    id             text        NOT NULL,\n")
 	for _, c := range e.Columns {
-		fmt.Fprintf(&b, "    %-14s %s,\n", c.Name, c.Type)
+		if c.Migration == 0 {
+			fmt.Fprintf(&b, "    %-14s %s,\n", c.Name, c.Type)
+		}
 	}
 	b.WriteString("    raw            jsonb       NOT NULL,\n")
 	b.WriteString("    api_created_at timestamptz,\n")
@@ -34,12 +36,55 @@ func (e *Entity) CreateTableSQL() string {
 		b.WriteString("    PRIMARY KEY (id)\n")
 	}
 	b.WriteString(");\n")
-	if e.Incremental {
-		key := "api_updated_at DESC"
-		if e.HasAccount() {
-			key = "account_id, " + key
+	if e.Incremental && e.IncrementalFrom == 0 {
+		b.WriteString(e.updatedIndexSQL())
+	}
+	return b.String()
+}
+
+// updatedIndexSQL is the index an incremental entity's bookmark reads.
+func (e *Entity) updatedIndexSQL() string {
+	key := "api_updated_at DESC"
+	if e.HasAccount() {
+		key = "account_id, " + key
+	}
+	return fmt.Sprintf("CREATE INDEX %s_updated_idx ON %s (%s);\n", e.Name, e.Name, key)
+}
+
+// AlterSQL is the DDL migration version makes to the tables of entities
+// created before it: the columns it adds and drops, filled from the rows'
+// raw records as a sync would fill them (a row whose record did not change
+// is never rewritten, so it would otherwise keep them NULL), and the
+// updated_at indexes of entities that became incremental in it, in
+// registry order (empty when it changes none). CreateTableSQL stays the DDL of the table
+// as first created, so an applied migration's text never changes.
+func AlterSQL(version int) string {
+	var b strings.Builder
+	for _, e := range registry {
+		if e.Migration == version {
+			continue // created by this migration: CreateTableSQL has it all
 		}
-		fmt.Fprintf(&b, "CREATE INDEX %s_updated_idx ON %s (%s);\n", e.Name, e.Name, key)
+		var changes, fills []string
+		for _, c := range e.Columns {
+			if c.Migration == version {
+				changes = append(changes, fmt.Sprintf("ADD COLUMN %s %s", c.Name, c.Type))
+				fills = append(fills, fmt.Sprintf("%s = %s", c.Name, c.exprOn("raw")))
+			}
+			if c.Dropped == version {
+				changes = append(changes, "DROP COLUMN "+c.Name)
+			}
+		}
+		if len(changes) > 0 {
+			fmt.Fprintf(&b, "ALTER TABLE %s\n    %s;\n", e.Name, strings.Join(changes, ",\n    "))
+		}
+		if len(fills) > 0 {
+			// The rows' content changed: the export writes them again.
+			fills = append(fills, "last_synced_at = now()")
+			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.Name, strings.Join(fills, ",\n    "))
+		}
+		if e.Incremental && e.IncrementalFrom == version {
+			b.WriteString(e.updatedIndexSQL())
+		}
 	}
 	return b.String()
 }
@@ -66,6 +111,12 @@ func (c Column) expr() string {
 	if c.FromParent {
 		return "s.parent_id"
 	}
+	return c.exprOn("s.raw")
+}
+
+// exprOn is the SQL computing column c (not FromParent) from the record
+// raw, a jsonb expression.
+func (c Column) exprOn(raw string) string {
 	f := c.Field
 	if f == "" {
 		f = c.Name
@@ -73,13 +124,13 @@ func (c Column) expr() string {
 	f = strings.ReplaceAll(f, "'", "''")
 	switch c.Type {
 	case BigInt, Bool, Timestamptz:
-		return fmt.Sprintf("(s.raw->>'%s')::%s", f, c.Type)
+		return fmt.Sprintf("(%s->>'%s')::%s", raw, f, c.Type)
 	case TextArray:
-		return fmt.Sprintf("CASE WHEN jsonb_typeof(s.raw->'%s') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(s.raw->'%s')) END", f, f)
+		return fmt.Sprintf("CASE WHEN jsonb_typeof(%s->'%s') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(%s->'%s')) END", raw, f, raw, f)
 	case JSONB:
-		return fmt.Sprintf("s.raw->'%s'", f)
+		return fmt.Sprintf("%s->'%s'", raw, f)
 	}
-	return fmt.Sprintf("s.raw->>'%s'", f)
+	return fmt.Sprintf("%s->>'%s'", raw, f)
 }
 
 // insertColumns are the columns InsertNew fills, in the order of
@@ -91,7 +142,7 @@ func (e *Entity) insertColumns() []string {
 		names = append(names, "account_id")
 	}
 	names = append(names, "id")
-	for _, c := range e.Columns {
+	for _, c := range e.LiveColumns() {
 		names = append(names, c.Name)
 	}
 	return append(names, "raw", "api_created_at", "api_updated_at", "deleted", "doc_hash")
@@ -99,7 +150,7 @@ func (e *Entity) insertColumns() []string {
 
 // insertRow is a staged record's values for insertColumns.
 func (e *Entity) insertRow(r *store.StagedRecord) []any {
-	row := make([]any, 0, len(e.Columns)+7)
+	row := make([]any, 0, len(r.Typed)+7)
 	if e.HasAccount() {
 		row = append(row, r.AccountID)
 	}
@@ -119,7 +170,7 @@ func (e *Entity) MergeSQL() string {
 		vals = append([]string{"s.account_id"}, vals...)
 	}
 	var sets []string
-	for _, c := range e.Columns {
+	for _, c := range e.LiveColumns() {
 		names = append(names, c.Name)
 		vals = append(vals, c.expr())
 		sets = append(sets, c.Name+" = EXCLUDED."+c.Name)

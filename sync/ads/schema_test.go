@@ -46,3 +46,34 @@ func TestLaterEntitiesTablesAreInTheirOwnMigration(t *testing.T) {
 	}
 	require.Positive(t, n)
 }
+
+func TestLaterColumnsAndIndexesAreInTheirMigration(t *testing.T) {
+	versions := map[int]bool{}
+	for _, e := range registry {
+		for _, c := range e.Columns {
+			versions[c.Migration], versions[c.Dropped] = true, true
+		}
+		versions[e.IncrementalFrom] = true
+	}
+	delete(versions, 0)
+	require.NotEmpty(t, versions)
+	for v := range versions {
+		alter := AlterSQL(v)
+		require.NotEmpty(t, alter, "migration %d", v)
+		files, err := filepath.Glob(fmt.Sprintf("../../migrations/sql/%04d_*.sql", v))
+		require.NoError(t, err)
+		require.Len(t, files, 1, "migration %d", v)
+		b, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		require.Contains(t, string(b), alter, "%s holds the registry's changes of migration %d", files[0], v)
+	}
+	// A table's DDL is the table as first created: a later column is not in
+	// it, a dropped one still is.
+	li, _ := Lookup("line_items")
+	ddl := li.CreateTableSQL()
+	require.Contains(t, ddl, "servable")
+	require.NotContains(t, ddl, "goal")
+	require.NotContains(t, ddl, "_updated_idx")
+	require.NotContains(t, li.MergeSQL(), "servable")
+	require.Contains(t, li.MergeSQL(), "goal = EXCLUDED.goal")
+}

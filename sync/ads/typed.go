@@ -25,8 +25,9 @@ func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) (
 	// its own encoded key), unless a key holds an escape ("\u2028", "<"
 	// as "\u003c"...): an escape sorts as its backslash, so then a scan.
 	escaped := slices.ContainsFunc(top, func(m topMember) bool { return bytes.IndexByte(m.key, '\\') >= 0 })
-	out := make([]any, len(e.Columns))
-	for i, col := range e.Columns {
+	cols := e.LiveColumns()
+	out := make([]any, len(cols))
+	for i, col := range cols {
 		if col.FromParent {
 			out[i] = part
 			continue

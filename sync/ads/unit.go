@@ -282,6 +282,7 @@ func (s *Syncer) checkpointDone(ctx context.Context, part string, cp Checkpoint)
 // c's buffers (one canonicalizer per page).
 func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
 	e := u.Entity
+	c.deletedField, c.deletedValue = e.DeletedField, e.DeletedValue
 	canon, err := c.canonical(raw, e.Key())
 	if errors.Is(err, errSyntax) {
 		// Not valid JSON: the page's decode would have refused it so

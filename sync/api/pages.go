@@ -16,10 +16,21 @@ import (
 const MaxIDsPerFilter = 200
 
 // CountLimits returns the default and maximum page size of a list endpoint:
-// 100 and 200 for the cards list, 200 and 1000 elsewhere.
+// 100 and 200 for the cards, scheduled posts and draft posts lists, 20 and
+// 50 for the media library, 200 and 1000 elsewhere.
 func CountLimits(endpoint string) (def, max int) {
-	if strings.HasSuffix(endpoint, "/accounts/{account_id}/cards") {
-		return 100, 200
+	for _, l := range []struct {
+		suffix   string
+		def, max int
+	}{
+		{"/accounts/{account_id}/cards", 100, 200},
+		{"/accounts/{account_id}/scheduled_posts", 100, 200},
+		{"/accounts/{account_id}/draft_posts", 100, 200},
+		{"/accounts/{account_id}/media_library", 20, 50},
+	} {
+		if strings.HasSuffix(endpoint, l.suffix) {
+			return l.def, l.max
+		}
 	}
 	return 200, 1000
 }
