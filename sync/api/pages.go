@@ -16,10 +16,14 @@ import (
 const MaxIDsPerFilter = 200
 
 // CountLimits returns the default and maximum page size of a list endpoint:
-// 100 and 200 for the cards list, 200 and 1000 elsewhere.
+// 100 and 200 for the cards list, 50 and 50 for TV shows, 200 and 1000
+// elsewhere.
 func CountLimits(endpoint string) (def, max int) {
 	if strings.HasSuffix(endpoint, "/accounts/{account_id}/cards") {
 		return 100, 200
+	}
+	if endpoint == "GET /12/targeting_criteria/tv_shows" {
+		return 50, 50
 	}
 	return 200, 1000
 }
