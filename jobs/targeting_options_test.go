@@ -12,6 +12,7 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
 	"github.com/stretchr/testify/require"
 )
@@ -137,14 +138,14 @@ func TestTargetingOptionListsEqualTheServicesAndRefreshWhole(t *testing.T) {
 	var mu sync.Mutex
 	held := map[string]int{}
 	loads := map[string]int{}
-	restore := ads.SetStreamPageHook(func(entity string, n int) {
-		mu.Lock()
-		defer mu.Unlock()
-		held[entity] = max(held[entity], n)
-		loads[entity]++
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) {
+		d.SyncPageHook = func(entity string, n int) {
+			mu.Lock()
+			defer mu.Unlock()
+			held[entity] = max(held[entity], n)
+			loads[entity]++
+		}
 	})
-	t.Cleanup(restore)
-	b := setupSync(t, nil, nil)
 	entities := optionEntities()
 	r := b.run(t, jobs.SyncRunArgs{Entities: entities})
 	require.Equal(t, "succeeded", r.Outcome, r.Error)

@@ -7,7 +7,6 @@ import (
 	"iter"
 	"net/url"
 	"sort"
-	"sync/atomic"
 
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
@@ -25,18 +24,6 @@ import (
 
 // Streamed says the entity takes the one-pass path: a paged reference list.
 func (e *Entity) Streamed() bool { return e.Reference && !e.NotPaged && !e.Single }
-
-// streamPageHook, when set, is told each time a streamed listing loads a
-// page, how many records it then holds (tests: memory stays one page).
-var streamPageHook atomic.Pointer[func(entity string, held int)]
-
-// SetStreamPageHook installs fn as the hook told how many records a streamed
-// listing holds each time it loads a page, and returns what removes it. For
-// tests.
-func SetStreamPageHook(fn func(entity string, held int)) (restore func()) {
-	streamPageHook.Store(&fn)
-	return func() { streamPageHook.Store(nil) }
-}
 
 // syncStreamed stores the unit's whole listing in one transaction. A
 // resumed unit whose transaction committed (its checkpoint says so) has
@@ -140,8 +127,8 @@ func (p *pageSource) load() bool {
 			p.err = err
 			return false
 		}
-		if h := streamPageHook.Load(); h != nil {
-			(*h)(p.u.Entity.Name, len(p.rows))
+		if h := p.s.PageHook; h != nil {
+			h(p.u.Entity.Name, len(p.rows))
 		}
 		if len(p.rows) > 0 {
 			return true

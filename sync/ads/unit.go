@@ -76,6 +76,10 @@ type Syncer struct {
 	Pool *pgxpool.Pool
 	// PageSize is the count per page; 0 uses each endpoint's maximum.
 	PageSize int
+	// PageHook, when set, is told each time a streamed listing (see
+	// Entity.Streamed) loads a page, how many records it then holds (tests:
+	// memory stays one page).
+	PageHook func(entity string, held int)
 }
 
 // Sync pages the unit's lists from resume, storing each page and its
