@@ -109,7 +109,11 @@ func (p *pageSource) load() bool {
 				return false
 			}
 			p.part, p.parts = p.parts[0], p.parts[1:]
-			lr := ListRequest(p.u, p.part, p.s.PageSize)
+			// Reference lists are read at the endpoint's maximum page size
+			// whatever PageSize says: a smaller page would take the location
+			// list's tens of thousands of entries past the targeting
+			// category's budget (400 requests per 15 minutes).
+			lr := ListRequest(p.u, p.part, 0)
 			p.next, p.stopFn = iter.Pull2(api.Pages[json.RawMessage](p.ctx, p.s.API, lr))
 		}
 		page, err, ok := p.next()
