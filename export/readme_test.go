@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/adsync/adsync/export/exporttest"
+	"github.com/adsync/adsync/sync/ads"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,6 +20,9 @@ func TestTheReadmeQueryAndKeysAreTheExportsOwn(t *testing.T) {
 		}
 	}
 	require.Equal(t, want, q.Keys, "the README lists every table with its key")
+	for _, e := range ads.Entities() {
+		require.Equal(t, e.Refresh(), q.Refresh[e.Name], "the README says how %s is refreshed as its declaration does", e.Name)
+	}
 	for _, tb := range Tables() {
 		if tb.Name == testItems.Name {
 			continue

@@ -52,6 +52,8 @@ type Deps struct {
 	Posts    PostsSettings
 	// SyncPageSize is the sync's page size (0: each endpoint's maximum).
 	SyncPageSize int
+	// SyncPageHook is the sync's ads.Syncer.PageHook (tests).
+	SyncPageHook func(entity string, held int)
 	// Stats are the configured analytics settings.
 	Stats stats.Settings
 	// Now is the clock that dates the analytics spans (nil: the real one);

@@ -17,6 +17,8 @@ type ReadmeQuery struct {
 	Example, ExampleKey string
 	// Keys is the README's key of every table, as written ("account_id, id").
 	Keys map[string]string
+	// Refresh is the README's "refreshed" column of every table.
+	Refresh map[string]string
 }
 
 var (
@@ -42,9 +44,10 @@ func ParseReadme() (ReadmeQuery, error) {
 		return q, fmt.Errorf("README: the latest-version query has no PARTITION BY")
 	}
 	q.ExampleKey = pm[1]
-	q.Keys = map[string]string{}
+	q.Keys, q.Refresh = map[string]string{}, map[string]string{}
 	for _, r := range keyRow.FindAllSubmatch(b, -1) {
 		q.Keys[string(r[1])] = string(r[2])
+		q.Refresh[string(r[1])] = strings.TrimSuffix(strings.TrimSpace(string(r[3])), " |")
 	}
 	return q, nil
 }

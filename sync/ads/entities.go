@@ -78,6 +78,10 @@ type Entity struct {
 	// ids of parent records the sync stored (targeting criteria: by line
 	// item).
 	Parents *ParentsFrom
+	// PartsFrom, when set, gives the parts instead of Parts: the values of
+	// a field of another list, read before the unit's own (TV shows: one
+	// list per TV market's locale).
+	PartsFrom *PartSource
 	// Incremental entities take sort_by=updated_at-desc (the spec lists
 	// sort_by for them), so an incremental run stops at the bookmark.
 	// The others are paged fully on every run.
@@ -155,6 +159,17 @@ func (e *Entity) LiveColumns() []Column {
 	return out
 }
 
+// PartSource is a global list whose records' Field values are a unit's
+// parts.
+type PartSource struct {
+	Path     string
+	Endpoint string
+	Query    map[string]string
+	Field    string
+	// NotPaged lists answer one page without count or cursor.
+	NotPaged bool
+}
+
 // Key is the JSON field of the record key.
 func (e *Entity) Key() string {
 	if e.KeyField == "" {
@@ -211,6 +226,72 @@ func reference(name, path, key, columns string) *Entity {
 		NotPaged: name != "iab_categories", KeyField: key, Columns: cols(columns)}
 }
 
+// option declares a targeting option list (spec targeting-and-more.md,
+// "Targeting options (reference lists)"): a global reference table
+// targeting_criteria_<list>, keyed by targeting_value unless key says
+// otherwise; paged lists take count (and cursor where the list has one).
+// Their tables came in migration 19.
+func option(list, key string, paged bool, columns string) *Entity {
+	e := reference("targeting_criteria_"+list, "/targeting_criteria/"+list, cmpOr(key, "targeting_value"), columns)
+	e.NotPaged, e.Migration = !paged, 19
+	return e
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// optionLists are the twelve targeting option lists. Rate limits: they are
+// the spec's "Targeting criteria" category, 400 requests per 15 minutes per
+// endpoint (tv_markets and tv_shows 2,000): a full refresh costs one request
+// per page of each list, the location list's ~50 at count 1000 the most, one
+// request per country for network operators (the sources' countries: the
+// location list's COUNTRIES, about 60) and one per page of each TV market
+// for TV shows (count at most 50).
+func optionLists() []*Entity {
+	events := option("events", "", true,
+		"name event_type start_time:t end_time:t country_code is_global:b reach:j top_users:a top_hashtags:a top_posts:a "+
+			"gender_breakdown_percentage:j device_breakdown_percentage:j country_breakdown_percentage:j targeting_value")
+	// event_types is marked required, though described as an optional
+	// filter: all seven are sent, as the peer does. start_time defaults to
+	// now, so the table holds the events not yet over; past ones become
+	// tombstones.
+	events.Query = map[string]string{"event_types": "CONFERENCE,HOLIDAY,MUSIC_AND_ENTERTAINMENT,OTHER,POLITICS,RECURRING,SPORTS"}
+	// Network operators are listed per country_code (default US): once per
+	// country of the location list (location_type COUNTRIES), so every
+	// country targetable by location is covered, and the requests stay one
+	// per country, well inside the category's budget.
+	operators := option("network_operators", "", true, "name country_code targeting_type targeting_value")
+	operators.PartParam = "country_code"
+	operators.PartsFrom = &PartSource{Path: "/12/targeting_criteria/locations", Endpoint: "GET /12/targeting_criteria/locations",
+		Query: map[string]string{"location_type": "COUNTRIES"}, Field: "country_code"}
+	// TV shows are listed per market: once per tv_markets locale.
+	shows := option("tv_shows", "", true, "name targeting_value:i genre locales:j estimated_users:i")
+	shows.PartParam = "locale"
+	shows.PartsFrom = &PartSource{Path: "/12/targeting_criteria/tv_markets", Endpoint: "GET /12/targeting_criteria/tv_markets",
+		Field: "locale", NotPaged: true}
+	return []*Entity{
+		option("app_store_categories", "", false, "name targeting_type targeting_value os_type"),
+		option("conversations", "", true, "name targeting_type targeting_value conversation_type"),
+		// Devices and platforms take count but list no cursor: one page at
+		// count 1000 holds them.
+		option("devices", "", true, "name manufacturer os_type targeting_type targeting_value"),
+		events,
+		option("interests", "", true, "name targeting_type targeting_value"),
+		option("languages", "", true, "name targeting_type targeting_value"),
+		option("locations", "", true, "name country_code location_type targeting_type targeting_value"),
+		operators,
+		option("platform_versions", "", false, "name number os_type targeting_type targeting_value"),
+		// localized_name comes only with lang, which the sync does not send.
+		option("platforms", "", true, "name targeting_type targeting_value localized_name"),
+		option("tv_markets", "locale", false, "name country_code locale"),
+		shows,
+	}
+}
+
 const cardConversation = "name card_uri card_type first_cta first_cta_post second_cta second_cta_post third_cta third_cta_post " +
 	"fourth_cta fourth_cta_post title thank_you_text thank_you_url media_key unlocked_image_media_key unlocked_video_media_key"
 
@@ -258,7 +339,7 @@ var registry = func() []*Entity {
 	criteria.Migration = 18
 	lineItems, promotedPosts := targetingAndMore()
 	promotableUsers, scheduledPromoted, prerollCTAs, webEventTags, appEventTags, scheduledPosts, draftPosts, mediaLibrary := accountEntities()
-	return []*Entity{
+	return append([]*Entity{
 		{Name: "accounts", Scope: Global, Path: "/12/accounts", Endpoint: "GET /12/accounts", Incremental: true, WithDeleted: true,
 			AccessList: true,
 			Columns:    cols("name business_name timezone timezone_switch_at:t business_id approval_status industry_type")},
@@ -298,7 +379,7 @@ var registry = func() []*Entity {
 			"currency minimum_cpe_bid_local_micro:i maximum_cpe_bid_local_micro:i minimum_denomination:i"),
 		reference("line_item_placements", "/line_items/placements", "product_type", "product_type placements:j"),
 		reference("advertiser_business_categories", "/advertiser_business_categories", "", "name iab_categories:a"),
-	}
+	}, optionLists()...)
 }()
 
 // targetingAndMore declares line items and promoted posts as spec

@@ -27,7 +27,7 @@ func TestRegistryNamesAreUniqueAndEndpointsMatchPaths(t *testing.T) {
 			cols[c.Name] = true
 		}
 	}
-	require.Len(t, seen, 33)
+	require.Len(t, seen, 45)
 }
 
 func TestParseNamesRejectsUnknownNamesListingTheValidOnes(t *testing.T) {
@@ -117,4 +117,30 @@ func TestAScheduledPostShownDeletedIsStoredDeleted(t *testing.T) {
 	r, err := stage(&Unit{AccountID: "a1", Entity: c}, "", json.RawMessage(`{"id":"1","scheduled_status":"DELETED"}`))
 	require.NoError(t, err)
 	require.False(t, r.Deleted)
+}
+
+// A TV show's key is a JSON number: its text is the row's id, and the typed
+// column is a bigint, in Go as in SQL.
+func TestOptionListKeysMayBeNumbers(t *testing.T) {
+	t.Parallel()
+	e, ok := Lookup("targeting_criteria_tv_shows")
+	require.True(t, ok)
+	require.True(t, e.Streamed())
+	u := &Unit{Entity: e}
+	r, err := stage(u, "en-US", json.RawMessage(`{"name":"Show","targeting_value":10004321,"genre":"Drama","locales":[{"language":"en","country":"US"}],"estimated_users":1000}`))
+	require.NoError(t, err)
+	require.Equal(t, "10004321", r.ID)
+	require.Empty(t, r.ParentID, "a global list keeps no parent")
+	var top []topMember
+	vals, ok := typedValuesInto(e, "en-US", r.Raw, &top)
+	require.True(t, ok)
+	require.Equal(t, []any{"Show", int64(10004321), "Drama", json.RawMessage(`[{"country":"US","language":"en"}]`), int64(1000)}, vals)
+	m, _ := Lookup("targeting_criteria_tv_markets")
+	r, err = stage(&Unit{Entity: m}, "", json.RawMessage(`{"name":"United States","country_code":"US","locale":"en-US"}`))
+	require.NoError(t, err)
+	require.Equal(t, "en-US", r.ID)
+	for _, name := range []string{"targeting_criteria_app_store_categories", "targeting_criteria_platform_versions", "targeting_criteria_tv_markets"} {
+		e, _ := Lookup(name)
+		require.False(t, e.Streamed(), name)
+	}
 }

@@ -76,12 +76,19 @@ type Syncer struct {
 	Pool *pgxpool.Pool
 	// PageSize is the count per page; 0 uses each endpoint's maximum.
 	PageSize int
+	// PageHook, when set, is told each time a streamed listing (see
+	// Entity.Streamed) loads a page, how many records it then holds (tests:
+	// memory stays one page).
+	PageHook func(entity string, held int)
 }
 
 // Sync pages the unit's lists from resume, storing each page and its
 // checkpoint in one transaction. cp may be nil.
 func (s *Syncer) Sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint) error {
 	e := u.Entity
+	if e.Streamed() {
+		return s.syncStreamed(ctx, u, resume, cp)
+	}
 	parts, err := s.parts(ctx, u)
 	if err != nil {
 		return err
@@ -154,6 +161,8 @@ func (s *Syncer) parts(ctx context.Context, u *Unit) ([]string, error) {
 		}
 		sort.Strings(ids)
 		return ids, nil
+	case e.PartsFrom != nil:
+		return s.partsFrom(ctx, u)
 	case len(e.Parts) > 0:
 		p := append([]string(nil), e.Parts...)
 		sort.Strings(p)
@@ -488,7 +497,8 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 				}
 			}
 		}
-		if u.Complete() {
+		// A streamed listing made its tombstones with its records.
+		if u.Complete() && !u.Entity.Streamed() {
 			n, err := store.Sweep(ctx, tx, u.Entity.SweepSQL(), u.RunID, u.AccountID, u.Entity.Name)
 			if err != nil {
 				return fmt.Errorf("sweeping %s: %w", u.Entity.Name, err)

@@ -17,7 +17,7 @@ const MaxIDsPerFilter = 200
 
 // CountLimits returns the default and maximum page size of a list endpoint:
 // 100 and 200 for the cards, scheduled posts and draft posts lists, 20 and
-// 50 for the media library, 200 and 1000 elsewhere.
+// 50 for the media library, 50 and 50 for TV shows, 200 and 1000 elsewhere.
 func CountLimits(endpoint string) (def, max int) {
 	for _, l := range []struct {
 		suffix   string
@@ -31,6 +31,9 @@ func CountLimits(endpoint string) (def, max int) {
 		if strings.HasSuffix(endpoint, l.suffix) {
 			return l.def, l.max
 		}
+	}
+	if endpoint == "GET /12/targeting_criteria/tv_shows" {
+		return 50, 50
 	}
 	return 200, 1000
 }

@@ -214,11 +214,16 @@ func RestartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
 // PageProgress adds one page's counts to its unit, in the page's
 // transaction, so a resumed unit keeps what earlier attempts counted.
 func PageProgress(ctx context.Context, tx pgx.Tx, k UnitKey, fetched int64, mc MergeCounts, maxUpdated *time.Time) error {
+	return PagesProgress(ctx, tx, k, 1, fetched, mc, maxUpdated)
+}
+
+// PagesProgress is PageProgress for several pages stored at once.
+func PagesProgress(ctx context.Context, tx pgx.Tx, k UnitKey, pages, fetched int64, mc MergeCounts, maxUpdated *time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = fetched + $4, inserted = inserted + $5,
-    updated = updated + $6, unchanged = unchanged + $7, deleted = deleted + $8, pages = pages + 1,
+    updated = updated + $6, unchanged = unchanged + $7, deleted = deleted + $8, pages = pages + $10,
     max_updated_at = GREATEST(max_updated_at, $9)
 WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
-		k.RunID, k.AccountID, k.Entity, fetched, mc.Inserted, mc.Updated, mc.Unchanged, mc.Deleted, maxUpdated)
+		k.RunID, k.AccountID, k.Entity, fetched, mc.Inserted, mc.Updated, mc.Unchanged, mc.Deleted, maxUpdated, pages)
 	return err
 }
 

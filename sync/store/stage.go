@@ -57,16 +57,27 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 	})); err != nil {
 		return mc, err
 	}
-	rows, err := tx.Query(ctx, mergeSQL)
+	written, err := runMerge(ctx, tx, mergeSQL, &mc)
 	if err != nil {
 		return mc, err
+	}
+	mc.Unchanged = int64(len(recs)) - written
+	return mc, nil
+}
+
+// runMerge runs mergeSQL over the staged rows, adding what it wrote to mc;
+// it returns how many rows it wrote.
+func runMerge(ctx context.Context, tx pgx.Tx, mergeSQL string, mc *MergeCounts) (int64, error) {
+	rows, err := tx.Query(ctx, mergeSQL)
+	if err != nil {
+		return 0, err
 	}
 	defer rows.Close()
 	var written int64
 	for rows.Next() {
 		var inserted, deleted bool
 		if err := rows.Scan(&inserted, &deleted); err != nil {
-			return mc, err
+			return written, err
 		}
 		written++
 		if inserted {
@@ -78,11 +89,57 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 			mc.Deleted++
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return mc, err
+	return written, rows.Err()
+}
+
+// StageAll copies every row src yields into the session's staging table
+// (as MergePage stages a page) and returns how many it copied. src's rows
+// are stageColumns' values: account id, id, parent id, raw, created at,
+// updated at, deleted, doc_hash. Call it inside the transaction that
+// merges them (see MergeStaged): the table empties at its commit.
+func StageAll(ctx context.Context, tx pgx.Tx, src pgx.CopyFromSource) (int64, error) {
+	if _, err := tx.Exec(ctx, stageDDL); err != nil {
+		return 0, err
 	}
-	mc.Unchanged = int64(len(recs)) - written
-	return mc, nil
+	return tx.CopyFrom(ctx, pgx.Identifier{"ads_stage"}, stageColumns, src)
+}
+
+// MergeStaged stores a complete listing staged by StageAll into table (a
+// global entity's, keyed by id): a repeated id keeps its last copy; live
+// rows the listing does not hold become tombstones as the sweep makes them
+// (deleted, doc_hash cleared); rows whose doc_hash is unchanged are left as
+// they are; the rest are merged by mergeSQL (see ads.Entity.MergeSQL). It
+// returns the merge's counts (Unchanged: staged records not written) and
+// the number of tombstones made. Call it in StageAll's transaction.
+func MergeStaged(ctx context.Context, tx pgx.Tx, table, mergeSQL string) (mc MergeCounts, swept int64, err error) {
+	t := pgx.Identifier{table}.Sanitize()
+	if _, err = tx.Exec(ctx, `ANALYZE ads_stage`); err != nil {
+		return mc, 0, err
+	}
+	// Physical order is the copy's order in a table only ever appended to
+	// within the transaction: the later copy of an id wins, as on a page.
+	if _, err = tx.Exec(ctx, `DELETE FROM ads_stage a USING ads_stage b WHERE a.id = b.id AND a.ctid < b.ctid`); err != nil {
+		return mc, 0, err
+	}
+	var staged int64
+	if err = tx.QueryRow(ctx, `SELECT count(*) FROM ads_stage`).Scan(&staged); err != nil {
+		return mc, 0, err
+	}
+	tag, err := tx.Exec(ctx, `UPDATE `+t+` SET deleted = true, doc_hash = '', last_synced_at = now()
+WHERE NOT deleted AND id IN (SELECT id FROM `+t+` WHERE NOT deleted EXCEPT SELECT id FROM ads_stage)`)
+	if err != nil {
+		return mc, 0, err
+	}
+	swept = tag.RowsAffected()
+	if _, err = tx.Exec(ctx, `DELETE FROM ads_stage s USING `+t+` t WHERE t.id = s.id AND t.doc_hash = s.doc_hash`); err != nil {
+		return mc, swept, err
+	}
+	written, err := runMerge(ctx, tx, mergeSQL, &mc)
+	if err != nil {
+		return mc, swept, err
+	}
+	mc.Unchanged = staged - written
+	return mc, swept, nil
 }
 
 // InsertNew copies records whose ids the table does not hold straight into
