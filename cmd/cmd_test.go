@@ -11,11 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { os.Exit(localpg.Main(m)) }
+func TestMain(m *testing.M) {
+	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
+	os.Exit(localpg.Main(m))
+}
 
 // result is one in-process command run.
 type result struct {

@@ -115,6 +115,9 @@ func (a *app) fakeForDemo(ctx context.Context) error {
 // command run in its directory (started if none runs), else one served in
 // this process. how says which, for people.
 func (a *app) startFake(ctx context.Context) (apiURL, adsURL, how string, err error) {
+	if _, err := fixtures.AnchorFromEnv(); err != nil {
+		return "", "", "", err
+	}
 	opts := fixtures.DefaultOptions()
 	if a.demoDB {
 		f, err := a.startSharedFake(ctx)

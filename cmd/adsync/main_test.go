@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
 	os.Exit(localpg.Main(m))
 }
 
