@@ -115,10 +115,12 @@ func (a *app) fakeForDemo(ctx context.Context) error {
 // command run in its directory (started if none runs), else one served in
 // this process. how says which, for people.
 func (a *app) startFake(ctx context.Context) (apiURL, adsURL, how string, err error) {
-	if _, err := fixtures.AnchorFromEnv(); err != nil {
+	anchor, err := fixtures.AnchorFromEnv()
+	if err != nil {
 		return "", "", "", err
 	}
 	opts := fixtures.DefaultOptions()
+	opts.Anchor = anchor
 	if a.demoDB {
 		f, err := a.startSharedFake(ctx)
 		if err != nil {

@@ -134,9 +134,11 @@ it and never stop it). With --addr it serves a fake of its own, never the demo's
 				opts.PostsPerAccount < 0 || opts.AudiencesPerAccount < 0 || opts.MediaPerAccount < 0 {
 				return usageError("fixtures serve: --accounts must be at least 1 and other sizes at least 0")
 			}
-			if _, err := fixtures.AnchorFromEnv(); err != nil {
+			anchor, err := fixtures.AnchorFromEnv()
+			if err != nil {
 				return usageError("fixtures serve: %v", err)
 			}
+			opts.Anchor = anchor
 			opts.RateLimits.Disabled = rateLimitsOff
 			if !cmd.Flags().Changed("addr") && demoDatabaseHere() {
 				if changed := changedFlags(cmd, demoFakeDataFlags); len(changed) > 0 {
