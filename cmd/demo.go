@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
@@ -158,6 +159,37 @@ func (a *app) startFake(ctx context.Context) (apiURL, adsURL, how string, err er
 	return apiURL, adsURL, how, nil
 }
 
+// demoAnchorFile records the hour the demo's shared fake generates its data
+// at (see demoAnchor).
+var demoAnchorFile = filepath.Join(demoFakeDir, "anchor")
+
+// demoAnchorFor is how long the demo's fakes keep one anchor.
+const demoAnchorFor = 24 * time.Hour
+
+// demoAnchor is the hour the demo's shared fake anchors its generated data
+// to: ADSYNC_FAKE_ANCHOR when set, else the hour recorded in file while it
+// is less than demoAnchorFor old, else the current hour, recorded. Every
+// fake started for the demo within a day so holds the same data, and a
+// second pass an hour later finds its records unchanged; after a day the
+// data moves to the present (one pass then sees every record changed), so
+// the analytics' trailing days stay covered.
+func demoAnchor(file string, now time.Time) (time.Time, error) {
+	if t, err := fixtures.AnchorFromEnv(); err != nil || !t.IsZero() {
+		return t, err
+	}
+	if b, err := os.ReadFile(file); err == nil {
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+		if age := now.Sub(t); err == nil && age >= 0 && age < demoAnchorFor {
+			return t.UTC(), nil
+		}
+	}
+	t := now.UTC().Truncate(time.Hour)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return time.Time{}, err
+	}
+	return t, os.WriteFile(file, []byte(t.Format(time.RFC3339)+"\n"), 0o644)
+}
+
 // startSharedFake starts (or attaches to) the demo's shared fake under
 // .adsync/fake/ and, when the command ends, stops it if no other adsync
 // command is using it and adsync started it.
@@ -166,8 +198,14 @@ func (a *app) startSharedFake(ctx context.Context) (*localfake.Fake, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the demo's fake service: %w", err)
 	}
+	anchor, err := demoAnchor(demoAnchorFile, time.Now())
+	if err != nil {
+		return nil, fmt.Errorf("starting the demo's fake service: %w", err)
+	}
 	f, err := localfake.Start(ctx, localfake.Options{Dir: demoFakeDir, Command: func(audiences, addr string) *exec.Cmd {
-		return exec.Command(self, "fixtures", "serve", "--addr", "127.0.0.1:0", "--audience-file", audiences, "--addr-file", addr)
+		c := exec.Command(self, "fixtures", "serve", "--addr", "127.0.0.1:0", "--audience-file", audiences, "--addr-file", addr)
+		c.Env = append(os.Environ(), fixtures.AnchorEnv+"="+anchor.Format(time.RFC3339))
+		return c
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("starting the demo's fake service: %w", err)

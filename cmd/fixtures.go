@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localfake"
@@ -144,6 +145,9 @@ it and never stop it). With --addr it serves a fake of its own, never the demo's
 				if changed := changedFlags(cmd, demoFakeDataFlags); len(changed) > 0 {
 					return usageError("fixtures serve: in the demo's directory, without --addr, it serves the demo's shared fake, "+
 						"with its generated data and credentials: pass --addr to serve a fake of your own with %s", strings.Join(changed, ", "))
+				}
+				if opts.Anchor, err = demoAnchor(demoAnchorFile, time.Now()); err != nil {
+					return err
 				}
 				return a.serveDemoFake(cmd.Context(), addr, opts, addrFile)
 			}
