@@ -3,6 +3,7 @@ package adsynccmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -140,6 +141,44 @@ func TestFixturesServeAnswersHealthAndStopsOnCancel(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "ads base: http://"+addr+"/ads")
 	require.Contains(t, r.stdout, "seed 7")
+}
+
+func TestFixturesServeUsersFlagServesThatManyUsersWithTheirTokens(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan result, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		code := Run(ctx, []string{"fixtures", "serve", "--addr", addr, "--accounts", "4", "--users", "3"}, strings.NewReader(""), &out, &errb)
+		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
+	}()
+	var users []fixtures.FakeUser
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + addr + "/_fixtures/users")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode == 200 && json.NewDecoder(resp.Body).Decode(&users) == nil
+	}, 10*time.Second, 20*time.Millisecond)
+	cancel()
+	r := <-done
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Len(t, users, 4, "the owner and three users")
+	for _, u := range users {
+		require.NotEmpty(t, u.Accounts, u.ID)
+		require.NotContains(t, r.stdout+r.stderr, u.Secret, "secrets stay out of the output")
+	}
+	require.Contains(t, r.stdout, "3 users besides the owner")
+
+	r = run(t, "fixtures", "serve", "--users", "-1")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "--users")
 }
 
 func TestFixturesServeRejectsZeroAccounts(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 // demoFakeDataFlags are the flags of fixtures serve that change the fake's
 // data or credentials: the demo's shared fake keeps the defaults.
 var demoFakeDataFlags = []string{"seed", "accounts", "campaigns", "line-items", "cards", "posts", "audiences", "media",
-	"consumer-key", "consumer-secret", "owner-token", "owner-secret", "audience-file"}
+	"consumer-key", "consumer-secret", "owner-token", "owner-secret", "audience-file", "users"}
 
 // changedFlags lists the flags of names given on cmd's command line, as --NAME.
 func changedFlags(cmd *cobra.Command, names []string) []string {
@@ -132,8 +132,8 @@ it and never stop it). With --addr it serves a fake of its own, never the demo's
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Accounts < 1 || opts.CampaignsPerAccount < 0 || opts.CardsPerAccount < 0 || opts.LineItemsPerCampaign < 0 ||
-				opts.PostsPerAccount < 0 || opts.AudiencesPerAccount < 0 || opts.MediaPerAccount < 0 {
-				return usageError("fixtures serve: --accounts must be at least 1 and other sizes at least 0")
+				opts.PostsPerAccount < 0 || opts.AudiencesPerAccount < 0 || opts.MediaPerAccount < 0 || opts.Users < 0 {
+				return usageError("fixtures serve: --accounts must be at least 1 and other sizes (--users too) at least 0")
 			}
 			anchor, err := fixtures.AnchorFromEnv()
 			if err != nil {
@@ -168,6 +168,8 @@ it and never stop it). With --addr it serves a fake of its own, never the demo's
 	f.IntVar(&opts.PostsPerAccount, "posts", opts.PostsPerAccount, "posts per account")
 	f.IntVar(&opts.AudiencesPerAccount, "audiences", opts.AudiencesPerAccount, "custom audiences per account")
 	f.IntVar(&opts.MediaPerAccount, "media", opts.MediaPerAccount, "media per account")
+	f.IntVar(&opts.Users, "users", opts.Users, "users besides the owner, each with its own token and a role on a seeded subset "+
+		"of the accounts (tokens and secrets: GET /_fixtures/users)")
 	f.StringVar(&opts.ConsumerKey, "consumer-key", opts.ConsumerKey, "the application's consumer key")
 	f.StringVar(&opts.ConsumerSecret, "consumer-secret", opts.ConsumerSecret, "the application's consumer secret")
 	f.StringVar(&opts.OwnerToken, "owner-token", opts.OwnerToken, "the application owner's access token")
