@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -114,30 +115,41 @@ func TestMigrateThenStatusShowsNothingPending(t *testing.T) {
 	require.True(t, strings.HasSuffix(r.stdout, "\n0 pending\n"), r.stdout)
 }
 
-func TestFixturesServeAnswersHealthAndStopsOnCancel(t *testing.T) {
-	t.Parallel()
+// serveFixtures runs `adsync fixtures serve --addr ADDR args...` in the
+// background until it answers GET path with 200 and ready accepts the body;
+// stop cancels it and returns its result.
+func serveFixtures(t *testing.T, path string, ready func(body io.Reader) bool, args ...string) (addr string, stop func() result) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	addr := l.Addr().String()
+	addr = l.Addr().String()
 	require.NoError(t, l.Close())
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan result, 1)
 	go func() {
 		var out, errb bytes.Buffer
-		code := Run(ctx, []string{"fixtures", "serve", "--addr", addr, "--seed", "7", "--accounts", "2"}, strings.NewReader(""), &out, &errb)
+		code := Run(ctx, append([]string{"fixtures", "serve", "--addr", addr}, args...), strings.NewReader(""), &out, &errb)
 		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
 	}()
 	require.Eventually(t, func() bool {
-		resp, err := http.Get("http://" + addr + "/_fixtures/health")
+		resp, err := http.Get("http://" + addr + path)
 		if err != nil {
 			return false
 		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
+		defer resp.Body.Close()
+		return resp.StatusCode == 200 && ready(resp.Body)
 	}, 10*time.Second, 20*time.Millisecond)
-	cancel()
-	r := <-done
+	return addr, func() result {
+		cancel()
+		return <-done
+	}
+}
+
+func TestFixturesServeAnswersHealthAndStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	addr, stop := serveFixtures(t, "/_fixtures/health", func(io.Reader) bool { return true }, "--seed", "7", "--accounts", "2")
+	r := stop()
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "ads base: http://"+addr+"/ads")
 	require.Contains(t, r.stdout, "seed 7")
@@ -145,29 +157,10 @@ func TestFixturesServeAnswersHealthAndStopsOnCancel(t *testing.T) {
 
 func TestFixturesServeUsersFlagServesThatManyUsersWithTheirTokens(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan result, 1)
-	go func() {
-		var out, errb bytes.Buffer
-		code := Run(ctx, []string{"fixtures", "serve", "--addr", addr, "--accounts", "4", "--users", "3"}, strings.NewReader(""), &out, &errb)
-		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
-	}()
 	var users []fixtures.FakeUser
-	require.Eventually(t, func() bool {
-		resp, err := http.Get("http://" + addr + "/_fixtures/users")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		return resp.StatusCode == 200 && json.NewDecoder(resp.Body).Decode(&users) == nil
-	}, 10*time.Second, 20*time.Millisecond)
-	cancel()
-	r := <-done
+	_, stop := serveFixtures(t, "/_fixtures/users", func(body io.Reader) bool { return json.NewDecoder(body).Decode(&users) == nil },
+		"--accounts", "4", "--users", "3")
+	r := stop()
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Len(t, users, 4, "the owner and three users")
 	for _, u := range users {
