@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -120,4 +121,18 @@ func (a *app) clientMaybePooled(ctx context.Context) (*api.Client, error) {
 		return nil, err
 	}
 	return a.apiClient(ctx, pool)
+}
+
+// userSet is the deployment's users (see access.Set): the configured access
+// token, and every token auth login and auth add stored when
+// ADSYNC_SECRET_KEY is set to read them.
+func (a *app) userSet(pool *pgxpool.Pool, client *api.Client) *access.Set {
+	set := &access.Set{Pool: pool, Base: client, Log: a.log.Named("users")}
+	if c := a.cfg.API; c.AccessToken != "" {
+		set.Configured = &api.Token{Token: c.AccessToken, Secret: c.AccessSecret}
+	}
+	if a.cfg.SecretKey != "" {
+		set.Tokens = &api.PGUserTokenStore{Pool: pool, SecretKey: a.cfg.SecretKey}
+	}
+	return set
 }

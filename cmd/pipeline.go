@@ -45,6 +45,7 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 		SyncPageSize: a.cfg.Sync.PageSize, ExportOut: a.cfg.Export.Out, Metrics: a.metrics}
 	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
 	deps.Stats, deps.Now = a.cfg.Stats.Settings(), a.now
+	deps.Users = a.userSet(pool, client)
 	a.deps = deps
 	return deps, nil
 }

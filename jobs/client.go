@@ -15,6 +15,7 @@ package jobs
 
 import (
 	"errors"
+	"github.com/adsync/adsync/sync/access"
 	"log/slog"
 	"time"
 
@@ -59,6 +60,9 @@ type Deps struct {
 	// Now is the clock that dates the analytics spans (nil: the real one);
 	// tests set it to a fake pinned to another date.
 	Now func() time.Time
+	// Users are the users the deployment acts for; NewClient sets API's
+	// user alone when nil.
+	Users *access.Set
 }
 
 // Options shape a River client.
@@ -91,6 +95,9 @@ const fetchCooldown = 10 * time.Millisecond
 func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
 	if deps.Pool == nil {
 		return nil, errors.New("jobs: no database pool")
+	}
+	if deps.Users == nil && deps.API != nil {
+		deps.Users = &access.Set{Pool: deps.Pool, Base: deps.API, Configured: deps.API.UserToken(), Log: deps.Log}
 	}
 	cfg := &river.Config{Logger: opts.Slog, ID: opts.ClientID}
 	if cfg.Logger == nil {

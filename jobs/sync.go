@@ -92,7 +92,7 @@ func addSyncWorkers(w *river.Workers, deps *Deps) {
 }
 
 func (d *Deps) syncer() *ads.Syncer {
-	return &ads.Syncer{API: d.API, Pool: d.Pool, PageSize: d.SyncPageSize, PageHook: d.SyncPageHook}
+	return &ads.Syncer{API: d.API, Pool: d.Pool, PageSize: d.SyncPageSize, PageHook: d.SyncPageHook, Users: d.Users}
 }
 
 func (d *Deps) logger() *zap.Logger {

@@ -114,7 +114,7 @@ func (p *pageSource) load() bool {
 			// list's tens of thousands of entries past the targeting
 			// category's budget (400 requests per 15 minutes).
 			lr := ListRequest(p.u, p.part, 0)
-			p.next, p.stopFn = iter.Pull2(api.Pages[json.RawMessage](p.ctx, p.s.API, lr))
+			p.next, p.stopFn = iter.Pull2(api.Pages[json.RawMessage](p.ctx, p.s.client(p.u), lr))
 		}
 		page, err, ok := p.next()
 		if !ok {
@@ -184,7 +184,7 @@ func (s *Syncer) partsFrom(ctx context.Context, u *Unit) ([]string, error) {
 	}
 	var raws []json.RawMessage
 	if src.NotPaged {
-		resp, err := s.API.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: src.Path, Endpoint: src.Endpoint,
+		resp, err := s.client(u).Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: src.Path, Endpoint: src.Endpoint,
 			Query: q, Auth: api.AuthUser, Idempotent: true})
 		if err != nil {
 			return nil, fmt.Errorf("%s: listing its parts: %w", u.Entity.Name, err)
@@ -196,7 +196,7 @@ func (s *Syncer) partsFrom(ctx context.Context, u *Unit) ([]string, error) {
 		raws = env.Data
 	} else {
 		lr := api.ListRequest{Base: api.BaseAds, Path: src.Path, Endpoint: src.Endpoint, Query: q}
-		for page, err := range api.Pages[json.RawMessage](ctx, s.API, lr) {
+		for page, err := range api.Pages[json.RawMessage](ctx, s.client(u), lr) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: listing its parts: %w", u.Entity.Name, err)
 			}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
@@ -48,6 +49,9 @@ type Unit struct {
 	// Inline units run inside the run job, which finishes the run itself
 	// after its fan-out.
 	Inline bool
+	// User acts for the unit when the deployment has a set of users (see
+	// Syncer.Users); nil: the Syncer's API client.
+	User *access.User
 }
 
 // Key is the unit's record key.
@@ -80,11 +84,31 @@ type Syncer struct {
 	// Entity.Streamed) loads a page, how many records it then holds (tests:
 	// memory stays one page).
 	PageHook func(entity string, held int)
+	// Users, when set, are the users the deployment acts for: the accounts
+	// list is read once per user, and each account's units act for the
+	// user access.Set chooses for it (see users.go).
+	Users *access.Set
+}
+
+// client is the client that acts for u.
+func (s *Syncer) client(u *Unit) *api.Client {
+	if u.User != nil {
+		return u.User.Client
+	}
+	return s.API
 }
 
 // Sync pages the unit's lists from resume, storing each page and its
 // checkpoint in one transaction. cp may be nil.
 func (s *Syncer) Sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint) error {
+	if s.Users != nil {
+		return s.syncAsUser(ctx, u, resume, cp)
+	}
+	return s.sync(ctx, u, resume, cp)
+}
+
+// sync pages the unit's lists with the unit's client.
+func (s *Syncer) sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint) error {
 	e := u.Entity
 	if e.Streamed() {
 		return s.syncStreamed(ctx, u, resume, cp)
@@ -149,7 +173,7 @@ func (s *Syncer) parts(ctx context.Context, u *Unit) ([]string, error) {
 		for page, err := range api.Pages[struct {
 			ID      string `json:"id"`
 			Deleted bool   `json:"deleted"`
-		}](ctx, s.API, lr) {
+		}](ctx, s.client(u), lr) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: listing custom audiences of account %s: %w", e.Name, u.AccountID, err)
 			}
@@ -235,7 +259,7 @@ func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Ch
 	path := fill(e.Path, u.AccountID, part)
 	q := query(u, part)
 	if e.Single || e.NotPaged {
-		resp, err := s.API.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: path, Endpoint: e.Endpoint,
+		resp, err := s.client(u).Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds, Path: path, Endpoint: e.Endpoint,
 			Query: q, Auth: api.AuthUser, AccountID: u.AccountID, Idempotent: true})
 		if err != nil {
 			return err
@@ -259,7 +283,7 @@ func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Ch
 	}
 	lr := ListRequest(u, part, s.PageSize)
 	lr.Cursor = next
-	for page, err := range api.Pages[json.RawMessage](ctx, s.API, lr) {
+	for page, err := range api.Pages[json.RawMessage](ctx, s.client(u), lr) {
 		if err != nil {
 			return err
 		}
@@ -458,6 +482,11 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		if !progressed {
 			if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
 				return err
+			}
+		}
+		if e.AccessList && u.User != nil {
+			if err := access.RecordListed(ctx, tx, u.RunID, u.User.ID, ids); err != nil {
+				return fmt.Errorf("recording the accounts user %s reaches: %w", u.User.ID, err)
 			}
 		}
 		if cp != nil {

@@ -161,6 +161,50 @@ func NewClient(cfg Config) (*Client, error) {
 // Credentials returns the application's credentials.
 func (c *Client) Credentials() Credentials { return c.cfg.Credentials }
 
+// WithUserToken returns a client that acts for tok: it signs user requests
+// with tok and shares everything else with c (transport, rate-limit
+// governor, bearer source, logger). An agency's deployment holds one such
+// client per user.
+func (c *Client) WithUserToken(tok *Token) *Client {
+	cfg := c.cfg
+	cfg.UserToken = tok
+	return &Client{cfg: cfg, http: c.http, gov: c.gov, log: c.log}
+}
+
+// UserToken returns the token user requests are signed with (nil: none).
+func (c *Client) UserToken() *Token { return c.cfg.UserToken }
+
+// TokenUserID is the id of the user tok acts for: its UserID when known,
+// else the digits the service's access tokens carry before their dash
+// (publicly known format "<user id>-<random>"; the spec does not show it),
+// else "".
+func TokenUserID(tok *Token) string {
+	if tok == nil {
+		return ""
+	}
+	if tok.UserID != "" {
+		return tok.UserID
+	}
+	if id, _, ok := strings.Cut(tok.Token, "-"); ok && id != "" && strings.Trim(id, "0123456789") == "" {
+		return id
+	}
+	return ""
+}
+
+// rateUser is the user whose rate-limit windows req counts against: the
+// signing token's user for user-context requests, "" otherwise (the
+// service counts app-only and unsigned requests apart from any user's).
+func (c *Client) rateUser(req *Request) string {
+	if req.Auth != AuthUser {
+		return ""
+	}
+	tok := req.Token
+	if tok == nil {
+		tok = c.cfg.UserToken
+	}
+	return TokenUserID(tok)
+}
+
 // Request is one call.
 type Request struct {
 	Method string
@@ -237,7 +281,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	tally := TallyFrom(ctx)
 	tally.AddRequest()
 	for attempt := 1; ; attempt++ {
-		buckets, err := c.gov.Acquire(ctx, endpoint, req.AccountID)
+		buckets, err := c.gov.Acquire(ctx, endpoint, c.rateUser(req), req.AccountID)
 		if err != nil {
 			return nil, err
 		}

@@ -87,31 +87,42 @@ const EndpointAudienceUsers = "POST /12/accounts/{account_id}/custom_audiences/{
 const EndpointTargetingCriteria = "GET /12/accounts/{account_id}/targeting_criteria"
 
 // bucketsFor names the buckets of a request: the endpoint's, and the
-// account's share of it when the request names an account.
-func bucketsFor(endpoint, accountID string) []string {
-	if accountID == "" {
-		return []string{endpoint}
+// account's share of it when the request names an account. The service
+// counts its windows per user and endpoint: a request signed for a user
+// (user not "") has that user's buckets, so one user's exhausted window
+// never holds back another user's requests, and every process acting for
+// one user shares that user's windows.
+func bucketsFor(endpoint, user, accountID string) []string {
+	b := endpoint
+	if user != "" {
+		b += "|user:" + user
 	}
-	return []string{endpoint, endpoint + "|account:" + accountID}
+	if accountID == "" {
+		return []string{b}
+	}
+	return []string{b, b + "|account:" + accountID}
 }
 
-// Acquire reserves one request on every bucket of endpoint (and account).
-// It returns no bucket, having reserved nothing, for an endpoint known
-// unlimited (see markUnlimited).
-func (g *Governor) Acquire(ctx context.Context, endpoint, accountID string) ([]string, error) {
+// Acquire reserves one request on every bucket of endpoint (and account)
+// for user ("" for app-only and unsigned requests). It returns no bucket,
+// having reserved nothing, for an endpoint known unlimited (see
+// markUnlimited).
+func (g *Governor) Acquire(ctx context.Context, endpoint, user, accountID string) ([]string, error) {
 	if g.isUnlimited(endpoint) {
 		return nil, nil
 	}
-	buckets := bucketsFor(endpoint, accountID)
+	buckets := bucketsFor(endpoint, user, accountID)
 	for {
 		now := g.Now()
 		var reserved []string
 		var blockedUntil time.Time
-		for _, b := range buckets {
+		for i, b := range buckets {
+			// A known budget is the endpoint's (per user), not the
+			// account's share.
 			var preset *Budget
-			if p, ok := g.Presets[b]; ok {
+			if p, ok := g.Presets[endpoint]; ok && i == 0 {
 				preset = &p
-			} else if strings.HasSuffix(b, TotalCountSuffix) {
+			} else if strings.HasSuffix(endpoint, TotalCountSuffix) && i == 0 {
 				preset = &Budget{Limit: 200, Window: 15 * time.Minute}
 			}
 			ttl := g.InflightTTL

@@ -80,13 +80,13 @@ func TestGovernorWaitsForShortResetsAndDefersLongOnes(t *testing.T) {
 	var slept []time.Duration
 	g.Sleep = func(_ context.Context, d time.Duration) error { slept = append(slept, d); now = now.Add(d); return nil }
 	require.NoError(t, g.Store.Observe(ctx, "GET /x", RateLimit{Limit: 1, Remaining: 0, Reset: now.Add(10 * time.Second)}, now))
-	_, err := g.Acquire(ctx, "GET /x", "")
+	_, err := g.Acquire(ctx, "GET /x", "", "")
 	require.NoError(t, err)
 	require.Len(t, slept, 1)
 	require.GreaterOrEqual(t, slept[0], 10*time.Second)
 
 	require.NoError(t, g.Store.Observe(ctx, "GET /y", RateLimit{Limit: 1, Remaining: 0, Reset: now.Add(time.Hour)}, now))
-	_, err = g.Acquire(ctx, "GET /y", "")
+	_, err = g.Acquire(ctx, "GET /y", "", "")
 	var rae *RetryAtError
 	require.ErrorAs(t, err, &rae)
 	require.Equal(t, now.Add(time.Hour), rae.At)
@@ -99,12 +99,12 @@ func TestGovernorPrefersTheAccountWindow(t *testing.T) {
 	g := NewGovernor(NewMemoryStore())
 	g.Now = func() time.Time { return now }
 	g.MaxWait = 0
-	b, err := g.Acquire(ctx, "GET /c", "acct1")
+	b, err := g.Acquire(ctx, "GET /c", "", "acct1")
 	require.NoError(t, err)
 	g.Observe(ctx, b, &RateLimit{Limit: 100, Remaining: 99, Reset: now.Add(time.Minute)}, &RateLimit{Limit: 1, Remaining: 0, Reset: now.Add(time.Minute)})
-	_, err = g.Acquire(ctx, "GET /c", "acct1")
+	_, err = g.Acquire(ctx, "GET /c", "", "acct1")
 	require.Error(t, err, "the account's exhausted window blocks")
-	_, err = g.Acquire(ctx, "GET /c", "acct2")
+	_, err = g.Acquire(ctx, "GET /c", "", "acct2")
 	require.NoError(t, err, "another account's window is its own")
 }
 

@@ -78,7 +78,7 @@ func TestGovernorWaitsLongerThanLongWaitAreLogged(t *testing.T) {
 	g.Presets = map[string]api.Budget{"GET /x": {Limit: 1, Window: time.Minute}}
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
-		_, err := g.Acquire(ctx, "GET /x", "")
+		_, err := g.Acquire(ctx, "GET /x", "", "")
 		require.NoError(t, err)
 	}
 	lines := logs.All()

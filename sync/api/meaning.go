@@ -73,6 +73,9 @@ func Explain(err error) Meaning {
 		return Meaning{Verdict: Retry}
 	case errors.As(err, &rae):
 		return Meaning{Verdict: WaitUntil, At: rae.At, Status: http.StatusTooManyRequests}
+	case errors.As(err, new(*SwitchUserError)):
+		// Another user's token takes the work over at once.
+		return Meaning{Verdict: WaitUntil, At: time.Now()}
 	case errors.As(err, &perm) && perm.Permanent():
 		return Meaning{Verdict: Final}
 	case errors.As(err, &be):

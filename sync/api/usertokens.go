@@ -2,9 +2,12 @@ package api
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -163,7 +166,7 @@ func (c *Client) UserTokenHolder() string {
 	case t.UserID != "":
 		return "user id " + t.UserID
 	}
-	if id, _, ok := strings.Cut(t.Token, "-"); ok && id != "" && strings.Trim(id, "0123456789") == "" {
+	if id := TokenUserID(t); id != "" {
 		return "user id " + id + " (the token's prefix)"
 	}
 	return "a user the token does not name"
@@ -178,4 +181,59 @@ func (s PGUserTokenStore) Remove(ctx context.Context, creds Credentials, userID 
 		return false, fmt.Errorf("removing the stored token of user %s: %w", userID, err)
 	}
 	return tag.RowsAffected() > 0, nil
+}
+
+// StoredUser is one stored token's user as All lists it: Token is nil when
+// the token cannot be decrypted with the configured key (Err says why).
+type StoredUser struct {
+	UserID     string
+	ScreenName string
+	CreatedAt  time.Time
+	Token      *UserToken
+	Err        error
+}
+
+// All lists every stored, unrevoked token of the application, oldest first,
+// decrypting each; one that cannot be decrypted is listed with its error.
+func (s PGUserTokenStore) All(ctx context.Context, creds Credentials) ([]StoredUser, error) {
+	key, err := s.key()
+	if err != nil {
+		return nil, err
+	}
+	app := appKey(creds)
+	rows, err := s.Pool.Query(ctx, `SELECT user_id, screen_name, access_type, token_enc, secret_enc, created_at FROM api_user_tokens
+		WHERE app = $1 AND revoked_at IS NULL ORDER BY created_at, user_id`, app)
+	if err != nil {
+		return nil, fmt.Errorf("listing stored user tokens: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredUser
+	for rows.Next() {
+		var tok UserToken
+		var te, se []byte
+		var su StoredUser
+		if err := rows.Scan(&tok.UserID, &tok.ScreenName, &tok.AccessType, &te, &se, &su.CreatedAt); err != nil {
+			return nil, fmt.Errorf("listing stored user tokens: %w", err)
+		}
+		su.UserID, su.ScreenName = tok.UserID, tok.ScreenName
+		aad := []byte(app + "|" + tok.UserID)
+		t, terr := Open(key, te, aad)
+		sec, serr := Open(key, se, aad)
+		if err := errors.Join(terr, serr); err != nil {
+			su.Err = &UndecryptableTokenError{UserID: tok.UserID, Err: ErrDecrypt}
+		} else {
+			tok.Token, tok.Secret = string(t), string(sec)
+			su.Token = &tok
+		}
+		out = append(out, su)
+	}
+	return out, rows.Err()
+}
+
+// Fingerprint names a token without revealing it: the first 16 hex digits
+// of the SHA-256 of the token (not its secret), so adsync can tell that a
+// user's token was replaced without storing it in the clear.
+func Fingerprint(token string) string {
+	sum := sha256.Sum256([]byte("adsync token fingerprint|" + token))
+	return hex.EncodeToString(sum[:8])
 }

@@ -1,0 +1,136 @@
+package access
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// DB is a pool or a transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// RecordListed records that run's listing of user's accounts returned
+// accountIDs: each is reached by the user again (lost_at cleared).
+func RecordListed(ctx context.Context, db DB, runID int64, userID string, accountIDs []string) error {
+	if len(accountIDs) == 0 {
+		return nil
+	}
+	_, err := db.Exec(ctx, `INSERT INTO account_users (account_id, user_id, seen_at, seen_run)
+		SELECT a, $2, now(), $3 FROM unnest($1::text[]) a
+		ON CONFLICT (account_id, user_id) DO UPDATE SET seen_at = now(), seen_run = $3, lost_at = NULL`,
+		accountIDs, userID, runID)
+	return err
+}
+
+// EndListing closes run's complete listing of user's accounts: the
+// accounts it did not return are lost to the user.
+func EndListing(ctx context.Context, db DB, runID int64, userID string) error {
+	_, err := db.Exec(ctx, `UPDATE account_users SET lost_at = now()
+		WHERE user_id = $1 AND lost_at IS NULL AND seen_run IS DISTINCT FROM $2`, userID, runID)
+	return err
+}
+
+// MarkLost records that the service refused user on account (403): another
+// user takes the account's work until a listing returns it to the user.
+func MarkLost(ctx context.Context, db DB, userID, accountID string) error {
+	_, err := db.Exec(ctx, `INSERT INTO account_users (account_id, user_id, lost_at) VALUES ($1, $2, now())
+		ON CONFLICT (account_id, user_id) DO UPDATE SET lost_at = now()`, accountID, userID)
+	return err
+}
+
+// SetPermissions records what authenticated_user_access answered user on
+// account.
+func SetPermissions(ctx context.Context, db DB, accountID, userID string, permissions []string) error {
+	_, err := db.Exec(ctx, `UPDATE account_users SET permissions = $3, role_checked_at = now()
+		WHERE account_id = $1 AND user_id = $2`, accountID, userID, permissions)
+	return err
+}
+
+// RolesToCheck lists the accounts user reaches whose role was never read,
+// or read before maxAge ago.
+func RolesToCheck(ctx context.Context, db DB, userID string, maxAge time.Duration) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT account_id FROM account_users
+		WHERE user_id = $1 AND lost_at IS NULL AND (role_checked_at IS NULL OR role_checked_at < now() - $2::interval)
+		ORDER BY account_id`, userID, maxAge)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Reach is one user reaching one account.
+type Reach struct {
+	UserID      string
+	Permissions []string // nil: not read yet
+}
+
+// Reachers lists the users whose token reaches account and is usable
+// (state ok), by user id.
+func Reachers(ctx context.Context, db DB, accountID string) ([]Reach, error) {
+	rows, err := db.Query(ctx, `SELECT au.user_id, au.permissions FROM account_users au
+		LEFT JOIN api_users u ON u.user_id = au.user_id
+		WHERE au.account_id = $1 AND au.lost_at IS NULL AND coalesce(u.state, 'ok') = 'ok'
+		ORDER BY au.user_id`, accountID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[Reach])
+}
+
+// Known reports whether any listing has recorded who reaches account.
+func Known(ctx context.Context, db DB, accountID string) (bool, error) {
+	var known bool
+	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM account_users WHERE account_id = $1)`, accountID).Scan(&known)
+	return known, err
+}
+
+// NoteUser records a user's current token (by fingerprint) and screen
+// name; a token other than the one a state was recorded for starts ok.
+func NoteUser(ctx context.Context, db DB, userID, screenName, fingerprint string) error {
+	_, err := db.Exec(ctx, `INSERT INTO api_users (user_id, screen_name, token_fp) VALUES ($1, $2, $3)
+		ON CONFLICT (user_id) DO UPDATE SET
+			screen_name = CASE WHEN EXCLUDED.screen_name = '' THEN api_users.screen_name ELSE EXCLUDED.screen_name END,
+			token_fp = EXCLUDED.token_fp,
+			state = CASE WHEN api_users.token_fp = EXCLUDED.token_fp THEN api_users.state ELSE 'ok' END,
+			state_reason = CASE WHEN api_users.token_fp = EXCLUDED.token_fp THEN api_users.state_reason ELSE '' END,
+			state_at = CASE WHEN api_users.token_fp = EXCLUDED.token_fp THEN api_users.state_at ELSE now() END`,
+		userID, screenName, fingerprint)
+	return err
+}
+
+// SetState records that the service stopped accepting user's token (state
+// revoked or refused), with the service's reason (never the token).
+func SetState(ctx context.Context, db DB, userID, state, reason string) error {
+	_, err := db.Exec(ctx, `INSERT INTO api_users (user_id, state, state_reason, state_at) VALUES ($1, $2, $3, now())
+		ON CONFLICT (user_id) DO UPDATE SET state = $2, state_reason = $3, state_at = now()`, userID, state, reason)
+	return err
+}
+
+// State is a user's recorded state ("ok" when none is recorded).
+func State(ctx context.Context, db DB, userID string) (string, error) {
+	var st string
+	err := db.QueryRow(ctx, `SELECT coalesce((SELECT state FROM api_users WHERE user_id = $1), 'ok')`, userID).Scan(&st)
+	return st, err
+}
+
+// Touch records that a run chose user for an account now.
+func Touch(ctx context.Context, db DB, userID string) error {
+	_, err := db.Exec(ctx, `UPDATE api_users SET last_used_at = now() WHERE user_id = $1`, userID)
+	return err
+}
+
+// Forget drops what adsync recorded of user (its reach and state), not
+// the data synced through it.
+func Forget(ctx context.Context, db DB, userID string) error {
+	if _, err := db.Exec(ctx, `DELETE FROM account_users WHERE user_id = $1`, userID); err != nil {
+		return err
+	}
+	_, err := db.Exec(ctx, `DELETE FROM api_users WHERE user_id = $1`, userID)
+	return err
+}
