@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -293,6 +294,9 @@ func (s *Set) CheckRoles(ctx context.Context, u *User, maxAge time.Duration) err
 	}
 	for _, id := range ids {
 		if _, err := s.readPermissions(ctx, u, id); err != nil {
+			if api.Explain(err).Status == http.StatusNotFound {
+				continue // deleted since the listing: no role to read
+			}
 			var swe *api.SwitchUserError
 			if errors.As(err, &swe) && swe.AccountID == id && api.UserFailure(swe.Err) == api.UserLost {
 				continue // the account is lost to this user, recorded

@@ -52,11 +52,13 @@ func SetPermissions(ctx context.Context, db DB, accountID, userID string, permis
 	return err
 }
 
-// RolesToCheck lists the accounts user reaches whose role was never read,
-// or read before maxAge ago.
+// RolesToCheck lists the accounts user reaches, not deleted (the service
+// answers a deleted account's access 404), whose role was never read, or
+// read before maxAge ago.
 func RolesToCheck(ctx context.Context, db DB, userID string, maxAge time.Duration) ([]string, error) {
 	rows, err := db.Query(ctx, `SELECT account_id FROM account_users
 		WHERE user_id = $1 AND lost_at IS NULL AND (role_checked_at IS NULL OR role_checked_at < now() - $2::interval)
+		AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = account_id AND a.deleted)
 		ORDER BY account_id`, userID, maxAge)
 	if err != nil {
 		return nil, err
