@@ -193,3 +193,42 @@ func TestARevokedTokenAndALostAccountMoveTheirAccountsToOtherUsers(t *testing.T)
 		require.False(t, lost, "account %s is reached by %v", acct, others)
 	}
 }
+
+func TestAnalyticsAndAudienceCallsActAsAUserWhoseRoleAllowsThem(t *testing.T) {
+	t.Parallel()
+	b, users := setupAgency(t, 5, func(o *fixtures.Options) { o.Accounts = 16 })
+	r := b.run(t, jobs.SyncRunArgs{Entities: []string{"funding_instruments"}})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	ctx := context.Background()
+	roles := map[[2]string]string{}
+	for _, u := range users {
+		for _, a := range u.Accounts {
+			roles[[2]string{a.AccountID, u.ID}] = a.Role
+		}
+	}
+	refused := 0
+	for acct, us := range liveReach(t, b, users) {
+		for _, need := range []access.Need{access.NeedAnalytics, access.NeedAudience} {
+			u, err := b.deps.Users.For(ctx, acct, need)
+			var allowed []string
+			for _, id := range us {
+				if need.Allows([]string{roles[[2]string{acct, id}]}) {
+					allowed = append(allowed, id)
+				}
+			}
+			if len(allowed) == 0 {
+				var nue *access.NoUserError
+				require.ErrorAs(t, err, &nue, "account %s for %s", acct, need)
+				require.Contains(t, err.Error(), acct)
+				for _, id := range us {
+					require.Contains(t, err.Error(), roles[[2]string{acct, id}])
+				}
+				refused++
+				continue
+			}
+			require.NoError(t, err)
+			require.Equal(t, access.Pick(acct, allowed), u.ID, "account %s for %s among %v", acct, need, allowed)
+		}
+	}
+	t.Logf("%d account and need pairs had no allowed user", refused)
+}

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"github.com/adsync/adsync/sync/access"
 	"time"
 
 	"github.com/adsync/adsync/sync/audience"
@@ -68,7 +69,7 @@ type AudienceBatchWorker struct {
 // attempt; a refusal for good cancels it; the last failed attempt marks the
 // batch failed so the upload can finish.
 func (w *AudienceBatchWorker) Work(ctx context.Context, job *river.Job[AudienceBatchArgs]) error {
-	s := &audience.Sender{Pool: w.deps.Pool, API: w.deps.API, OnAnswer: func(sent, accepted int) {
+	s := &audience.Sender{Pool: w.deps.Pool, API: w.deps.API, ClientFor: w.deps.clientFor(access.NeedAudience), OnAnswer: func(sent, accepted int) {
 		w.deps.Metrics.AudienceUsers(int64(sent), int64(accepted))
 	}}
 	err := s.Send(ctx, job.Args.UploadID, job.Args.Seq)

@@ -14,6 +14,7 @@
 package jobs
 
 import (
+	"context"
 	"errors"
 	"github.com/adsync/adsync/sync/access"
 	"log/slog"
@@ -63,6 +64,21 @@ type Deps struct {
 	// Users are the users the deployment acts for; NewClient sets API's
 	// user alone when nil.
 	Users *access.Set
+}
+
+// clientFor returns the func that gives, for an account, the client of the
+// user chosen to act on it for need (see access.Set.For).
+func (d *Deps) clientFor(need access.Need) func(ctx context.Context, accountID string) (*api.Client, error) {
+	return func(ctx context.Context, accountID string) (*api.Client, error) {
+		if d.Users == nil {
+			return d.API, nil
+		}
+		u, err := d.Users.For(ctx, accountID, need)
+		if err != nil {
+			return nil, err
+		}
+		return u.Client, nil
+	}
 }
 
 // Options shape a River client.

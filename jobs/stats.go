@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/adsync/adsync/sync/access"
 	"time"
 
 	"github.com/adsync/adsync/sync/stats"
@@ -167,7 +168,7 @@ func (w *statsWorker) work(ctx context.Context, args StatsArgs, runID int64, res
 	if _, err := w.deps.Stats.For(req); err != nil {
 		return stats.Report{}, river.JobCancel(err)
 	}
-	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats, Now: w.deps.Now, RunID: runID,
+	r := &stats.Runner{Client: w.deps.API, ClientFor: w.deps.clientFor(access.NeedAnalytics), Pool: w.deps.Pool, Settings: w.deps.Stats, Now: w.deps.Now, RunID: runID,
 		Checkpoint: func(ctx context.Context, tx pgx.Tx, rep stats.Report) error {
 			return store.SetRun(ctx, tx, runID, store.RunRunning, rep, "")
 		},
@@ -215,7 +216,7 @@ type statsJobWorker struct {
 // sleeps). When River will not try again the row is given up, so its run
 // ends naming what is missing.
 func (w *statsJobWorker) Work(ctx context.Context, job *river.Job[StatsJobArgs]) error {
-	r := &stats.Runner{Client: w.deps.API, Pool: w.deps.Pool, Settings: w.deps.Stats, Now: w.deps.Now}
+	r := &stats.Runner{Client: w.deps.API, ClientFor: w.deps.clientFor(access.NeedAnalytics), Pool: w.deps.Pool, Settings: w.deps.Stats, Now: w.deps.Now}
 	step, err := r.Advance(ctx, job.Args.ID)
 	if err == nil {
 		if step.Done {

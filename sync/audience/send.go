@@ -27,6 +27,9 @@ func (e *PermanentError) Permanent() bool { return true }
 type Sender struct {
 	Pool *pgxpool.Pool
 	API  *api.Client
+	// ClientFor, when set, is the client that acts on an account (a user
+	// whose role there allows audience changes); nil: API.
+	ClientFor func(ctx context.Context, accountID string) (*api.Client, error)
 	// Tries bounds the sends of a batch within one call whose answers
 	// report fewer users than were sent (default 3); past it, Send returns
 	// the last error for the job layer to retry later. Faults of the
@@ -97,6 +100,12 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 		Endpoint: api.EndpointAudienceUsers, AccountID: b.accountID,
 		JSON: b.body, Idempotent: true, // the same users sent again change nothing
 	}
+	c := s.API
+	if s.ClientFor != nil {
+		if c, err = s.ClientFor(ctx, b.accountID); err != nil {
+			return err
+		}
+	}
 	var lastErr error
 	for try := 1; try <= tries; try++ {
 		if try > 1 {
@@ -104,7 +113,7 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 				return err
 			}
 		}
-		resp, err := s.API.Do(ctx, req)
+		resp, err := c.Do(ctx, req)
 		retried := 0
 		if resp != nil {
 			retried = resp.Attempts - 1 // the client's own resends (5xx, resets, rate waits)

@@ -202,7 +202,11 @@ func (r *Runner) create(ctx context.Context, j jobRow) (*Step, error) {
 	if j.intentServiceAt != nil {
 		since = *j.intentServiceAt
 	}
-	jobs, date, err := recentJobs(ctx, r.Client, j.q.Account.ID, since)
+	c, err := r.client(ctx, j.q.Account.ID)
+	if err != nil {
+		return nil, err
+	}
+	jobs, date, err := recentJobs(ctx, c, j.q.Account.ID, since)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +220,7 @@ func (r *Runner) create(ctx context.Context, j jobRow) (*Step, error) {
 	if err := setJob(ctx, r.Pool, j.id, `intent_at = $2, intent_service_at = $3, intent_seen_jobs = $4`, now, in.at, in.seen); err != nil {
 		return nil, err
 	}
-	sj, err := CreateJob(ctx, r.Client, j.q, now)
+	sj, err := CreateJob(ctx, c, j.q, now)
 	if errors.Is(err, ErrTooManyJobs) {
 		// Refused, so created nothing; jobs adsync does not know of hold
 		// the slots: try later.
@@ -243,7 +247,11 @@ func (r *Runner) asked(j jobRow) url.Values {
 // Advance should go on. Before anything is stored it checks that the job,
 // and then its file, answer the request j asked.
 func (r *Runner) poll(ctx context.Context, j jobRow) (Step, bool, error) {
-	list, err := ListJobs(ctx, r.Client, j.q.Account.ID, []string{j.serviceJobID})
+	c, err := r.client(ctx, j.q.Account.ID)
+	if err != nil {
+		return Step{}, false, err
+	}
+	list, err := ListJobs(ctx, c, j.q.Account.ID, []string{j.serviceJobID})
 	if err != nil {
 		return Step{}, false, err
 	}

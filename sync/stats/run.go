@@ -17,7 +17,10 @@ import (
 
 // Runner pulls analytics into Postgres.
 type Runner struct {
-	Client   *api.Client
+	Client *api.Client
+	// ClientFor, when set, is the client that acts on an account (a user
+	// whose role there allows analytics); nil: Client for every account.
+	ClientFor func(ctx context.Context, accountID string) (*api.Client, error)
 	Pool     *pgxpool.Pool
 	Settings Settings
 	// Now is the clock (time.Now when nil).
@@ -34,6 +37,14 @@ type Runner struct {
 	// that stops (a rate-limit snooze, a crash) resumes from it through
 	// Request.Resume instead of pulling the accounts it finished again.
 	Checkpoint func(ctx context.Context, tx pgx.Tx, rep Report) error
+}
+
+// client is the client that acts on account.
+func (r *Runner) client(ctx context.Context, accountID string) (*api.Client, error) {
+	if r.ClientFor == nil {
+		return r.Client, nil
+	}
+	return r.ClientFor(ctx, accountID)
 }
 
 // Request is what one run pulls.
@@ -214,9 +225,13 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 func (r *Runner) pullAccount(ctx context.Context, a Account, set Settings, unsegmented bool, span Span, now time.Time,
 	rep *Report) ([]Query, error) {
 	var async []Query
+	c, err := r.client(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
 	for _, entity := range set.Entities {
 		from, to := a.instants(set.Granularity, span)
-		active, n, err := ActiveEntities(ctx, r.Client, a.ID, entity, from, to)
+		active, n, err := ActiveEntities(ctx, c, a.ID, entity, from, to)
 		rep.ActiveRequests += n
 		if err != nil {
 			return nil, err
@@ -246,7 +261,7 @@ func (r *Runner) pullAccount(ctx context.Context, a Account, set Settings, unseg
 			}
 		}
 		for _, q := range qs {
-			rows, err := FetchSync(ctx, r.Client, q, now)
+			rows, err := FetchSync(ctx, c, q, now)
 			rep.Requests++
 			if err != nil {
 				return nil, err
