@@ -12,13 +12,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) authCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "auth", Short: "Obtain and revoke credentials: user access tokens and the app-only bearer token"}
-	cmd.AddCommand(a.authLoginCommand(), a.authRevokeCommand(), a.authRemoveCommand(), a.authBearerCommand(), a.authBearerRevokeCommand())
+	cmd.AddCommand(a.authLoginCommand(), a.authAddCommand(), a.authListCommand(), a.authRevokeCommand(), a.authRemoveCommand(),
+		a.authBearerCommand(), a.authBearerRevokeCommand())
 	return cmd
 }
 
@@ -264,6 +266,9 @@ func (a *app) authRevokeCommand() *cobra.Command {
 			if err := store.MarkRevoked(ctx, c.Credentials(), ut.UserID); err != nil {
 				return fmt.Errorf("marking the token revoked: %w", err)
 			}
+			if err := access.SetState(ctx, store.Pool, ut.UserID, api.UserRevoked, "revoked with adsync auth revoke"); err != nil {
+				return fmt.Errorf("recording user %s as revoked: %w", ut.UserID, err)
+			}
 			if already {
 				fmt.Fprintf(a.stdout, "the token of @%s (user id %s) was already invalid; marked revoked\n", ut.ScreenName, ut.UserID)
 				return nil
@@ -280,11 +285,15 @@ func (a *app) authRemoveCommand() *cobra.Command {
 	var userID string
 	cmd := &cobra.Command{
 		Use:   "remove --user-id ID",
-		Short: "Forget one user's stored token without decrypting or invalidating it (after ADSYNC_SECRET_KEY changed)",
-		Long: `Forget the token adsync auth login stored for one user, without decrypting it: the
-way out when ADSYNC_SECRET_KEY changed and the token can no longer be read (adsync auth
-revoke needs the token to invalidate it). The service still honours the token until the
-user withdraws the application's access. Other users' tokens are kept.`,
+		Short: "Forget one user: its stored token (not decrypted, not invalidated) and the accounts recorded for it; synced data is kept",
+		Long: `Forget one user: the token adsync auth login or adsync auth add stored for it, without
+decrypting it, and what adsync recorded of the user (the accounts its token reaches, its
+role and state there), so adsync auth list no longer shows it and no worker acts for it.
+It is also the way out when ADSYNC_SECRET_KEY changed and the token can no longer be read
+(adsync auth revoke needs the token to invalidate it). The service still honours the
+token until the user withdraws the application's access. Other users' tokens are kept,
+and so is every row synced through this user (accounts, campaigns, ...): accounts no
+other token reaches are listed by adsync status.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if userID == "" {
@@ -314,10 +323,22 @@ func (a *app) removeUserToken(ctx context.Context, userID string) error {
 	if err != nil {
 		return err
 	}
-	if !found {
+	var known bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM api_users WHERE user_id = $1)`, userID).Scan(&known); err != nil {
+		return fmt.Errorf("auth remove: reading user %s: %w", userID, err)
+	}
+	// Only what adsync recorded of the user goes: no synced row.
+	if err := access.Forget(ctx, pool, userID); err != nil {
+		return fmt.Errorf("auth remove: forgetting user %s: %w", userID, err)
+	}
+	switch {
+	case found:
+		fmt.Fprintf(a.stdout, "removed the stored token of user %s (not invalidated: the service honours it until the user withdraws the application's access); its synced data is kept\n", userID)
+	case known:
+		fmt.Fprintf(a.stdout, "user %s had no stored token: forgot the accounts recorded for it; its synced data is kept\n", userID)
+	default:
 		return fmt.Errorf("auth remove: no stored token of user %s for this application", userID)
 	}
-	fmt.Fprintf(a.stdout, "removed the stored token of user %s (not invalidated: the service honours it until the user withdraws the application's access)\n", userID)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package adsynccmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -8,7 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +30,7 @@ func (a *app) statusCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := store.ReadStatus(ctx, pool, limit)
+			st, err := readStatus(ctx, pool, limit)
 			if err != nil {
 				return err
 			}
@@ -38,7 +41,29 @@ func (a *app) statusCommand() *cobra.Command {
 	return cmd
 }
 
-func printStatus(a *app, st *store.Status) error {
+// statusReport is what adsync status shows: the store's runs, queues and
+// failed jobs, and the accounts no usable token reaches.
+type statusReport struct {
+	*store.Status
+	// Unreached are the stored accounts no usable user's token reaches
+	// (access.Unreached).
+	Unreached []string
+}
+
+// readStatus reads everything adsync status shows.
+func readStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*statusReport, error) {
+	st, err := store.ReadStatus(ctx, pool, limit)
+	if err != nil {
+		return nil, err
+	}
+	unreached, err := access.Unreached(ctx, pool)
+	if err != nil {
+		return nil, fmt.Errorf("status: reading the accounts no token reaches: %w", err)
+	}
+	return &statusReport{Status: st, Unreached: unreached}, nil
+}
+
+func printStatus(a *app, st *statusReport) error {
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "RECENT RUNS")
 	fmt.Fprintln(w, "ID\tPIPELINE\tTRIGGER\tSTARTED\tDURATION\tOUTCOME\tCOUNTS")
@@ -76,6 +101,16 @@ func printStatus(a *app, st *store.Status) error {
 	}
 	if len(st.Failed) == 0 {
 		fmt.Fprintln(w, "(none)")
+	}
+	if len(st.Unreached) > 0 {
+		fmt.Fprintln(w, "\nACCOUNTS NO TOKEN REACHES")
+		for _, id := range st.Unreached[:min(len(st.Unreached), listCap)] {
+			fmt.Fprintln(w, id)
+		}
+		if n := len(st.Unreached) - listCap; n > 0 {
+			fmt.Fprintf(w, "... and %d more\n", n)
+		}
+		fmt.Fprintln(w, "adsync auth list shows which users reach what; adsync auth add adds tokens")
 	}
 	return w.Flush()
 }
