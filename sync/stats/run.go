@@ -21,8 +21,8 @@ type Runner struct {
 	// ClientFor, when set, is the client that acts on an account (a user
 	// whose role there allows analytics); nil: Client for every account.
 	ClientFor func(ctx context.Context, accountID string) (*api.Client, error)
-	Pool     *pgxpool.Pool
-	Settings Settings
+	Pool      *pgxpool.Pool
+	Settings  Settings
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Enqueue, when set, sends requests over SyncMaxDays through durable
