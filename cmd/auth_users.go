@@ -165,18 +165,14 @@ func (a *app) addUserToken(ctx context.Context, store api.PGUserTokenStore, base
 	if err := store.Save(ctx, base.Credentials(), ut); err != nil {
 		return "", fmt.Errorf("auth add: line %d: storing the token of user %s: %w", l.n, v.UserID, err)
 	}
-	if err := access.NoteUser(ctx, pool, v.UserID, screen, api.Fingerprint(token)); err != nil {
-		return "", fmt.Errorf("auth add: line %d: recording user %s: %w", l.n, v.UserID, err)
-	}
 	// The service just accepted the token: a state recorded for this very
 	// token (NoteUser keeps it) no longer holds.
-	if st, err := access.State(ctx, pool, v.UserID); err != nil || st != "ok" {
-		if err == nil {
-			err = access.SetState(ctx, pool, v.UserID, "ok", "")
-		}
-		if err != nil {
-			return "", fmt.Errorf("auth add: line %d: recording user %s: %w", l.n, v.UserID, err)
-		}
+	st, err := access.NoteUser(ctx, pool, v.UserID, screen, api.Fingerprint(token))
+	if err == nil && st != "ok" {
+		err = access.SetState(ctx, pool, v.UserID, "ok", "")
+	}
+	if err != nil {
+		return "", fmt.Errorf("auth add: line %d: recording user %s: %w", l.n, v.UserID, err)
 	}
 	if err := access.RecordListed(ctx, pool, 0, v.UserID, v.Accounts); err != nil {
 		return "", fmt.Errorf("auth add: line %d: recording the accounts of user %s: %w", l.n, v.UserID, err)

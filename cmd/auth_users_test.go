@@ -282,7 +282,8 @@ func TestStatusAndAuthListCapTheirListingsAt20(t *testing.T) {
 	}
 	insertAccounts(t, b, ids, nil)
 	require.NoError(t, access.RecordListed(ctx, pool, 0, "42", ids))
-	require.NoError(t, access.NoteUser(ctx, pool, "42", "someone", api.Fingerprint("x")))
+	_, err := access.NoteUser(ctx, pool, "42", "someone", api.Fingerprint("x"))
+	require.NoError(t, err)
 	require.NoError(t, access.SetState(ctx, pool, "42", api.UserRefused, "GET /12/accounts: HTTP 401: code 32"))
 
 	r := b.run(t, "status")

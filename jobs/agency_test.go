@@ -65,6 +65,17 @@ func liveReach(t *testing.T, b *syncBundle, users []fixtures.FakeUser) map[strin
 	return reach
 }
 
+// candidates are the users of ids with their reach (the accounts the fake
+// grants them).
+func candidates(users []fixtures.FakeUser, ids []string) []access.Candidate {
+	var cs []access.Candidate
+	for _, id := range ids {
+		i := slices.IndexFunc(users, func(u fixtures.FakeUser) bool { return u.ID == id })
+		cs = append(cs, access.Candidate{ID: id, Reach: len(users[i].Accounts)})
+	}
+	return cs
+}
+
 // readers maps each account to the users whose requests of pattern named
 // it.
 func readers(st fixtures.Stats, suffix string) map[string][]string {
@@ -111,13 +122,19 @@ func TestEachAccountIsSyncedByTheOneUserPickedAmongThoseWhoReachIt(t *testing.T)
 	}
 	require.Equal(t, total, pairs)
 
+	// Each user's reach is what its listing returned.
+	for _, u := range users {
+		var n int
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT reach FROM api_users WHERE user_id = $1`, u.ID).Scan(&n))
+		require.Equal(t, len(u.Accounts), n, "user %s's reach", u.ID)
+	}
+
 	// Every account's campaigns were read by exactly the picked user.
 	reach = liveReach(t, b, users)
 	got := readers(b.fake.Srv.Stats(), "/campaigns")
 	require.Len(t, got, len(reach))
 	for acct, us := range reach {
-		slices.Sort(us)
-		require.Equal(t, []string{access.Pick(acct, us)}, got[acct], "account %s reached by %v", acct, us)
+		require.Equal(t, []string{access.Pick(acct, candidates(users, us))}, got[acct], "account %s reached by %v", acct, us)
 	}
 	requireCampaignsMatch(t, b)
 }
@@ -227,7 +244,7 @@ func TestAnalyticsAndAudienceCallsActAsAUserWhoseRoleAllowsThem(t *testing.T) {
 				continue
 			}
 			require.NoError(t, err)
-			require.Equal(t, access.Pick(acct, allowed), u.ID, "account %s for %s among %v", acct, need, allowed)
+			require.Equal(t, access.Pick(acct, candidates(users, allowed)), u.ID, "account %s for %s among %v", acct, need, allowed)
 		}
 	}
 	t.Logf("%d account and need pairs had no allowed user", refused)

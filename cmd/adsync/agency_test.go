@@ -17,7 +17,7 @@ const agencySecretKey = "0123456789abcdef0123456789abcdef0123456789abcdef0123456
 
 // addTokens runs adsync auth add with every generated user's token and
 // secret on standard input.
-func (e *env) addTokens(t *testing.T, users []fixtures.FakeUser) {
+func (e *env) addTokens(t testing.TB, users []fixtures.FakeUser) {
 	t.Helper()
 	var in strings.Builder
 	for _, u := range users {
@@ -36,6 +36,17 @@ func (e *env) addTokens(t *testing.T, users []fixtures.FakeUser) {
 	}
 }
 
+// generatedUsers are the fake's users besides the owner, each with a token.
+func (e *env) generatedUsers() []fixtures.FakeUser {
+	var generated []fixtures.FakeUser
+	for _, u := range e.srv.Users() {
+		if u.Token != "" && u.ID != e.srv.Options().OwnerUserID {
+			generated = append(generated, u)
+		}
+	}
+	return generated
+}
+
 // TestAgencyFleetSyncsEveryAccountOnceAndSurvivesARevokedToken is the
 // agency's proof: 20 users' tokens besides the configured owner's, 1,000
 // accounts each reached by one to three of them, three worker processes.
@@ -49,13 +60,7 @@ func TestAgencyFleetSyncsEveryAccountOnceAndSurvivesARevokedToken(t *testing.T) 
 		o.CampaignsPerAccount, o.LineItemsPerCampaign, o.CardsPerAccount = 2, 1, 0
 		o.PostsPerAccount, o.AudiencesPerAccount, o.MediaPerAccount = 0, 0, 0
 	}, fmt.Sprintf("secret_key: %q\nqueues: {sync: 4}\n", agencySecretKey))
-	users := e.srv.Users()
-	var generated []fixtures.FakeUser
-	for _, u := range users {
-		if u.Token != "" && u.ID != e.srv.Options().OwnerUserID {
-			generated = append(generated, u)
-		}
-	}
+	generated := e.generatedUsers()
 	require.Len(t, generated, 20)
 	e.addTokens(t, generated)
 

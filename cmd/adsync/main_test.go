@@ -50,7 +50,7 @@ type env struct {
 
 // newEnv serves a fake built from tweak and writes a configuration with
 // extra appended (YAML).
-func newEnv(t *testing.T, tweak func(*fixtures.Options), extra string) *env {
+func newEnv(t testing.TB, tweak func(*fixtures.Options), extra string) *env {
 	t.Helper()
 	served := fixtures.Serve(t, tweak)
 	srv, opts := served.Server, served.Options()
@@ -99,7 +99,7 @@ func (p *proc) output() string {
 }
 
 // start runs adsync args with the env's configuration.
-func (e *env) start(t *testing.T, args ...string) *proc {
+func (e *env) start(t testing.TB, args ...string) *proc {
 	t.Helper()
 	self, err := os.Executable()
 	require.NoError(t, err)
@@ -109,7 +109,7 @@ func (e *env) start(t *testing.T, args ...string) *proc {
 }
 
 // startProc starts cmd, collecting its output; the test's end kills it.
-func startProc(t *testing.T, cmd *exec.Cmd) *proc {
+func startProc(t testing.TB, cmd *exec.Cmd) *proc {
 	t.Helper()
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -139,7 +139,7 @@ func startProc(t *testing.T, cmd *exec.Cmd) *proc {
 }
 
 // run runs adsync args to the end and returns its exit status and output.
-func (e *env) run(t *testing.T, args ...string) (int, string) {
+func (e *env) run(t testing.TB, args ...string) (int, string) {
 	t.Helper()
 	p := e.start(t, args...)
 	select {
@@ -163,7 +163,7 @@ func (p *proc) kill() {
 }
 
 // stop sends SIGTERM and waits for a clean exit.
-func (p *proc) stop(t *testing.T) {
+func (p *proc) stop(t testing.TB) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -175,7 +175,7 @@ func (p *proc) stop(t *testing.T) {
 }
 
 // worker starts adsync worker on a free port.
-func (e *env) worker(t *testing.T) *proc {
+func (e *env) worker(t testing.TB) *proc {
 	t.Helper()
 	return e.start(t, "worker", "--http-addr", "127.0.0.1:0", "--shutdown-timeout", "20s")
 }
@@ -183,7 +183,7 @@ func (e *env) worker(t *testing.T) *proc {
 var runIDPattern = regexp.MustCompile(`sync run (\d+) queued`)
 
 // queueSync queues a sync run and returns its id.
-func (e *env) queueSync(t *testing.T, args ...string) string {
+func (e *env) queueSync(t testing.TB, args ...string) string {
 	t.Helper()
 	code, out := e.run(t, append([]string{"sync"}, args...)...)
 	require.Equal(t, 0, code, out)
@@ -193,7 +193,7 @@ func (e *env) queueSync(t *testing.T, args ...string) string {
 }
 
 // outcome reads a run's outcome.
-func (e *env) outcome(t *testing.T, id string) string {
+func (e *env) outcome(t testing.TB, id string) string {
 	t.Helper()
 	var o string
 	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT outcome FROM sync_runs WHERE id = $1`, id).Scan(&o))
@@ -201,7 +201,7 @@ func (e *env) outcome(t *testing.T, id string) string {
 }
 
 // waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {

@@ -39,7 +39,7 @@ func requireEntitiesMatch(t *testing.T, pool *pgxpool.Pool, truth fixtures.AdsTr
 }
 
 // requireTablesMatch is requireEntitiesMatch for some tables only.
-func requireTablesMatch(t *testing.T, pool *pgxpool.Pool, truth fixtures.AdsTruth, tables ...string) {
+func requireTablesMatch(t testing.TB, pool *pgxpool.Pool, truth fixtures.AdsTruth, tables ...string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, table := range tables {

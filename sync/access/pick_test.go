@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -11,9 +12,9 @@ import (
 
 func TestPickIsStableSpreadsAndMovesOnlyALostUsersAccounts(t *testing.T) {
 	t.Parallel()
-	users := make([]string, 20)
+	users := make([]access.Candidate, 20)
 	for i := range users {
-		users[i] = fmt.Sprint(1000000101 + i)
+		users[i] = access.Candidate{ID: fmt.Sprint(1000000101 + i), Reach: 20000}
 	}
 	const accounts = 20000
 	reversed := slices.Clone(users)
@@ -28,19 +29,66 @@ func TestPickIsStableSpreadsAndMovesOnlyALostUsersAccounts(t *testing.T) {
 		require.Equal(t, first[a], access.Pick(id, reversed))
 	}
 	for _, u := range users {
-		require.InDelta(t, accounts/len(users), share[u], float64(accounts/len(users)/5), "user %s's share", u)
+		require.InDelta(t, accounts/len(users), share[u.ID], float64(accounts/len(users)/5), "user %s's share", u.ID)
 	}
 	// Without one user, only that user's accounts move.
 	rest := users[1:]
 	for a := range accounts {
 		got := access.Pick(fmt.Sprintf("acc%05d", a), rest)
-		if first[a] != users[0] {
+		if first[a] != users[0].ID {
 			require.Equal(t, first[a], got)
 		} else {
-			require.NotEqual(t, users[0], got)
+			require.NotEqual(t, users[0].ID, got)
 		}
 	}
 	require.Empty(t, access.Pick("acc", nil))
+}
+
+// An agency's own login reaches every account; each client's user reaches
+// its few. Plain rendezvous would give the agency's login a share of every
+// account it competes for (a third of those shared with two others, half
+// of those shared with one): weighing by reach leaves it about a fair share,
+// and a reach that moves within its power of two moves no account.
+func TestPickGivesAUserWhoReachesEverythingAFairShare(t *testing.T) {
+	t.Parallel()
+	const accounts, clients = 2000, 20
+	reach := map[string]int{"agency": accounts}
+	reachers := make([][]string, accounts)
+	for a := range accounts {
+		// Each account is reached by the agency and one or two clients.
+		reachers[a] = []string{"agency", fmt.Sprint("client", a%clients)}
+		if a%3 == 0 {
+			reachers[a] = append(reachers[a], fmt.Sprint("client", (a/3+7)%clients))
+		}
+		for _, u := range reachers[a][1:] {
+			reach[u]++
+		}
+	}
+	pick := func(reach map[string]int) (map[string]int, []string) {
+		share, chosen := map[string]int{}, make([]string, accounts)
+		for a, us := range reachers {
+			var cs []access.Candidate
+			for _, u := range us {
+				cs = append(cs, access.Candidate{ID: u, Reach: reach[u]})
+			}
+			chosen[a] = access.Pick(fmt.Sprint("acct", a), cs)
+			share[chosen[a]]++
+		}
+		return share, chosen
+	}
+	share, chosen := pick(reach)
+	fair := accounts / (clients + 1)
+	require.Less(t, share["agency"], 5*fair/2, "the agency's login's share: %v", share)
+	for u, n := range share {
+		require.Greater(t, n, fair/3, "user %s's share: %v", u, share)
+	}
+
+	// The agency loses a few accounts (its reach stays within the same
+	// power of two): no choice changes.
+	grown := maps.Clone(reach)
+	grown["agency"] = accounts - 50
+	_, again := pick(grown)
+	require.Equal(t, chosen, again)
 }
 
 func TestNeedsAllowTheRolesThatMayMakeTheirCalls(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -117,12 +118,9 @@ func (s *Set) load(ctx context.Context) ([]*User, error) {
 	slices.SortFunc(users, func(a, b *User) int { return strings.Compare(a.ID, b.ID) })
 	usable := users[:0]
 	for _, u := range users {
-		if err := NoteUser(ctx, s.Pool, u.ID, u.ScreenName, api.Fingerprint(u.Client.UserToken().Token)); err != nil {
-			return nil, fmt.Errorf("recording user %s: %w", u.ID, err)
-		}
-		st, err := State(ctx, s.Pool, u.ID)
+		st, err := NoteUser(ctx, s.Pool, u.ID, u.ScreenName, api.Fingerprint(u.Client.UserToken().Token))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("recording user %s: %w", u.ID, err)
 		}
 		if st == "ok" {
 			usable = append(usable, u)
@@ -157,7 +155,7 @@ func (e *NoUserError) Error() string {
 		return fmt.Sprintf("account %s: no usable token reaches it (add a token of a user who reaches it with adsync auth add, or see adsync auth list)", e.AccountID)
 	}
 	var found []string
-	for _, u := range slices.Sorted(mapsKeys(e.Roles)) {
+	for _, u := range slices.Sorted(maps.Keys(e.Roles)) {
 		found = append(found, fmt.Sprintf("user %s: %s", u, e.Roles[u]))
 	}
 	return fmt.Sprintf("account %s: no token whose role allows %s (roles found: %s)", e.AccountID, e.Need, strings.Join(found, "; "))
@@ -165,16 +163,6 @@ func (e *NoUserError) Error() string {
 
 // Permanent: no retry finds a user the account does not have.
 func (e *NoUserError) Permanent() bool { return true }
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
 
 // For chooses the user who acts on account for need: among the usable
 // users who reach it and whose role allows need (roles not read yet are
@@ -196,7 +184,7 @@ func (s *Set) For(ctx context.Context, accountID string, need Need) (*User, erro
 		}
 	}
 	roles := map[string]string{}
-	var candidates []string
+	var candidates []Candidate
 	for _, r := range reach {
 		u := find(users, r.UserID)
 		if u == nil {
@@ -213,7 +201,7 @@ func (s *Set) For(ctx context.Context, accountID string, need Need) (*User, erro
 		}
 		roles[u.ID] = Role(perms)
 		if need.Allows(perms) {
-			candidates = append(candidates, u.ID)
+			candidates = append(candidates, Candidate{ID: u.ID, Reach: r.Accounts})
 		}
 	}
 	id := Pick(accountID, candidates)

@@ -29,10 +29,14 @@ func RecordListed(ctx context.Context, db DB, runID int64, userID string, accoun
 }
 
 // EndListing closes run's complete listing of user's accounts: the
-// accounts it did not return are lost to the user.
+// accounts it did not return are lost to the user, and the user's reach is
+// the number it returned.
 func EndListing(ctx context.Context, db DB, runID int64, userID string) error {
-	_, err := db.Exec(ctx, `UPDATE account_users SET lost_at = now()
-		WHERE user_id = $1 AND lost_at IS NULL AND seen_run IS DISTINCT FROM $2`, userID, runID)
+	_, err := db.Exec(ctx, `WITH lost AS (
+			UPDATE account_users SET lost_at = now()
+			WHERE user_id = $1 AND lost_at IS NULL AND seen_run IS DISTINCT FROM $2)
+		UPDATE api_users SET reach = (SELECT count(*) FROM account_users WHERE user_id = $1 AND seen_run = $2)
+		WHERE user_id = $1`, userID, runID)
 	return err
 }
 
@@ -70,12 +74,15 @@ func RolesToCheck(ctx context.Context, db DB, userID string, maxAge time.Duratio
 type Reach struct {
 	UserID      string
 	Permissions []string // nil: not read yet
+	// Accounts is how many accounts the user's last complete listing
+	// returned (its reach, see Pick).
+	Accounts int
 }
 
 // Reachers lists the users whose token reaches account and is usable
 // (state ok), by user id.
 func Reachers(ctx context.Context, db DB, accountID string) ([]Reach, error) {
-	rows, err := db.Query(ctx, `SELECT au.user_id, au.permissions FROM account_users au
+	rows, err := db.Query(ctx, `SELECT au.user_id, au.permissions, coalesce(u.reach, 0) FROM account_users au
 		LEFT JOIN api_users u ON u.user_id = au.user_id
 		WHERE au.account_id = $1 AND au.lost_at IS NULL AND coalesce(u.state, 'ok') = 'ok'
 		ORDER BY au.user_id`, accountID)
@@ -93,17 +100,19 @@ func Known(ctx context.Context, db DB, accountID string) (bool, error) {
 }
 
 // NoteUser records a user's current token (by fingerprint) and screen
-// name; a token other than the one a state was recorded for starts ok.
-func NoteUser(ctx context.Context, db DB, userID, screenName, fingerprint string) error {
-	_, err := db.Exec(ctx, `INSERT INTO api_users (user_id, screen_name, token_fp) VALUES ($1, $2, $3)
+// name, and returns the user's state: a token other than the one a state
+// was recorded for starts ok.
+func NoteUser(ctx context.Context, db DB, userID, screenName, fingerprint string) (state string, err error) {
+	err = db.QueryRow(ctx, `INSERT INTO api_users (user_id, screen_name, token_fp) VALUES ($1, $2, $3)
 		ON CONFLICT (user_id) DO UPDATE SET
 			screen_name = CASE WHEN EXCLUDED.screen_name = '' THEN api_users.screen_name ELSE EXCLUDED.screen_name END,
 			token_fp = EXCLUDED.token_fp,
 			state = CASE WHEN api_users.token_fp = EXCLUDED.token_fp THEN api_users.state ELSE 'ok' END,
 			state_reason = CASE WHEN api_users.token_fp = EXCLUDED.token_fp THEN api_users.state_reason ELSE '' END,
-			state_at = CASE WHEN api_users.token_fp = EXCLUDED.token_fp THEN api_users.state_at ELSE now() END`,
-		userID, screenName, fingerprint)
-	return err
+			state_at = CASE WHEN api_users.token_fp = EXCLUDED.token_fp THEN api_users.state_at ELSE now() END
+		RETURNING state`,
+		userID, screenName, fingerprint).Scan(&state)
+	return state, err
 }
 
 // SetState records that the service stopped accepting user's token (state
@@ -112,13 +121,6 @@ func SetState(ctx context.Context, db DB, userID, state, reason string) error {
 	_, err := db.Exec(ctx, `INSERT INTO api_users (user_id, state, state_reason, state_at) VALUES ($1, $2, $3, now())
 		ON CONFLICT (user_id) DO UPDATE SET state = $2, state_reason = $3, state_at = now()`, userID, state, reason)
 	return err
-}
-
-// State is a user's recorded state ("ok" when none is recorded).
-func State(ctx context.Context, db DB, userID string) (string, error) {
-	var st string
-	err := db.QueryRow(ctx, `SELECT coalesce((SELECT state FROM api_users WHERE user_id = $1), 'ok')`, userID).Scan(&st)
-	return st, err
 }
 
 // Touch records that a run chose user for an account now.
