@@ -43,6 +43,20 @@ func TestVersionPrintsVersionAndRiver(t *testing.T) {
 	require.Regexp(t, `^adsync \S+ \(go1\.\d+.*river (v\d+\.\d+\.\d+|unknown)\)\n$`, r.stdout)
 }
 
+func TestCPUProfileIsWrittenWhenTheCommandEnds(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "cpu.pprof")
+	r := run(t, "version", "--cpuprofile", file)
+	require.Equal(t, 0, r.code, r.stderr)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.True(t, len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b, "a gzipped pprof profile, got %d bytes", len(b))
+
+	r = run(t, "version", "--cpuprofile", filepath.Join(t.TempDir(), "missing", "cpu.pprof"))
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "--cpuprofile")
+}
+
 func TestConfigShowMasksSecrets(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "adsync.yaml")

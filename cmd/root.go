@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ type app struct {
 	configFile  string
 	logLevel    string
 	databaseURL string
+	cpuProfile  string // --cpuprofile: where this command's CPU profile goes
 
 	cfg     config.Config
 	log     *zap.Logger
@@ -55,6 +57,9 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.startCPUProfile(); err != nil {
+				return err
+			}
 			return a.load(cmd)
 		},
 	}
@@ -62,6 +67,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.StringVar(&a.configFile, "config", "", "YAML configuration file (env ADSYNC_CONFIG)")
 	pf.StringVar(&a.logLevel, "log-level", "", "debug, info, warn or error (env ADSYNC_LOG_LEVEL; default info)")
 	pf.StringVar(&a.databaseURL, "database-url", "", "Postgres connection URL (env ADSYNC_DATABASE_URL)")
+	pf.StringVar(&a.cpuProfile, "cpuprofile", "", "write this command's CPU profile to `FILE` (read it with go tool pprof)")
 	root.AddCommand(
 		a.versionCommand(),
 		a.configCommand(),
@@ -113,6 +119,29 @@ func (a *app) load(cmd *cobra.Command) error {
 	for _, w := range config.UnknownEnv(os.Environ()) {
 		fmt.Fprintf(a.stderr, "adsync: warning: %s\n", w)
 	}
+	return nil
+}
+
+// startCPUProfile starts the CPU profile --cpuprofile asks for; close
+// writes it out.
+func (a *app) startCPUProfile() error {
+	if a.cpuProfile == "" {
+		return nil
+	}
+	f, err := os.Create(a.cpuProfile)
+	if err != nil {
+		return fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("--cpuprofile: %w", err)
+	}
+	a.onClose(func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(a.stderr, "adsync: --cpuprofile: %v\n", err)
+		}
+	})
 	return nil
 }
 

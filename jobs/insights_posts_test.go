@@ -19,7 +19,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { os.Exit(localpg.Main(m)) }
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(benchFakeEnv); spec != "" {
+		os.Exit(serveBenchFake(spec))
+	}
+	os.Exit(localpg.Main(m))
+}
 
 type workerBundle struct {
 	fake   *jobstest.Fake

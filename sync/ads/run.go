@@ -150,12 +150,7 @@ func (l *Lifecycle) fanOut(ctx context.Context, run Run, enqueue Enqueuer) (bool
 		if err := store.NoteInaccessibleAccounts(ctx, tx, run.ID, lost); err != nil {
 			return err
 		}
-		for _, k := range plan(run, accountIDs) {
-			if _, err := store.AddUnit(ctx, tx, k); err != nil {
-				return err
-			}
-		}
-		return nil
+		return store.AddUnits(ctx, tx, plan(run, accountIDs))
 	})
 	if err != nil {
 		return false, err

@@ -126,11 +126,21 @@ type UnitKey struct {
 	Entity    string
 }
 
-// AddUnit records a pending unit; it is a no-op when the unit exists.
-func AddUnit(ctx context.Context, tx pgx.Tx, k UnitKey) (bool, error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity) VALUES ($1, $2, $3)
-ON CONFLICT DO NOTHING`, k.RunID, k.AccountID, k.Entity)
-	return tag.RowsAffected() == 1, err
+// AddUnits records pending units in one statement; units that exist are
+// left as they are.
+func AddUnits(ctx context.Context, tx pgx.Tx, keys []UnitKey) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	runs := make([]int64, len(keys))
+	accounts := make([]string, len(keys))
+	entities := make([]string, len(keys))
+	for i, k := range keys {
+		runs[i], accounts[i], entities[i] = k.RunID, k.AccountID, k.Entity
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity)
+SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`, runs, accounts, entities)
+	return err
 }
 
 // HasUnits says whether the run's fan-out already happened.

@@ -71,13 +71,15 @@ func TestRunOutcomeIsSetByTheLastUnitToFinish(t *testing.T) {
 	keys := []store.UnitKey{{RunID: run, AccountID: "a1", Entity: "campaigns"}, {RunID: run, AccountID: "a2", Entity: "campaigns"},
 		{RunID: run, AccountID: "a1", Entity: "cards"}}
 	tx(t, pool, func(tx pgx.Tx) error {
-		for _, k := range keys {
-			if _, err := store.AddUnit(ctx, tx, k); err != nil {
-				return err
-			}
+		if err := store.AddUnits(ctx, tx, keys); err != nil {
+			return err
 		}
-		return nil
+		// Adding them again (a fan-out retried) changes nothing.
+		return store.AddUnits(ctx, tx, keys[:2])
 	})
+	var pending int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM sync_run_units WHERE run_id = $1 AND state = 'pending'`, run).Scan(&pending))
+	require.Equal(t, len(keys), pending)
 	tx(t, pool, func(tx pgx.Tx) error {
 		if err := store.PageProgress(ctx, tx, keys[0], 5, store.MergeCounts{Inserted: 3, Updated: 1, Unchanged: 1, Deleted: 1}, nil); err != nil {
 			return err

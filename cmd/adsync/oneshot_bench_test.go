@@ -1,0 +1,40 @@
+package main
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/stretchr/testify/require"
+)
+
+// oneShotCPULimit is what a one-shot `adsync sync --wait` of a small
+// deployment may cost the client, start to exit.
+const oneShotCPULimit = 250 * time.Millisecond
+
+// BenchmarkOneShotSync runs `adsync sync --wait` of a 2-account fake as its
+// own process, five times (the first on empty tables, the others
+// incremental), and reports the median client CPU seconds of one run, start
+// to exit: start-up, the River client, the migrations check, the work,
+// shutdown. The limit is oneShotCPULimit.
+func BenchmarkOneShotSync(b *testing.B) {
+	e := newEnv(b, func(o *fixtures.Options) { o.Accounts = 2 }, "")
+	for range b.N {
+		var cpu, wall []time.Duration
+		for range 5 {
+			start := time.Now()
+			p := e.start(b, "sync", "--wait")
+			<-p.done
+			wall = append(wall, time.Since(start))
+			require.Equal(b, 0, p.status, p.output())
+			st := p.cmd.ProcessState
+			cpu = append(cpu, st.UserTime()+st.SystemTime())
+		}
+		slices.Sort(cpu)
+		slices.Sort(wall)
+		b.ReportMetric(cpu[2].Seconds(), "cpu-s")
+		b.ReportMetric(wall[2].Seconds(), "wall-s")
+		b.ReportMetric(oneShotCPULimit.Seconds(), "limit-cpu-s")
+	}
+}
