@@ -303,6 +303,17 @@ func appendServiceID(dst []byte, s string) ([]byte, error) {
 // input, one valid by that list wins over one only possible, and the default
 // country's reading wins between equals.
 func (n *Normalizer) appendPhone(dst []byte, s string) ([]byte, error) {
+	if out, ok := n.appendPhoneFast(dst, s); ok {
+		return out, nil
+	}
+	return n.appendPhoneReference(dst, s)
+}
+
+// appendPhoneReference is appendPhone done with libphonenumber's own calls
+// only: the definition appendPhoneFast must agree with, and the path for
+// every number appendPhoneFast cannot decide (anything but a plainly written
+// number, and every number libphonenumber does not find valid).
+func (n *Normalizer) appendPhoneReference(dst []byte, s string) ([]byte, error) {
 	if !utf8.ValidString(s) {
 		return dst, invalid(TypePhoneNumber, "not valid UTF-8", s)
 	}
