@@ -83,82 +83,27 @@ func compileDigitDFA(pattern string) *digitMatcher {
 	if err != nil {
 		return nil
 	}
-	n := len(prog.Inst)
-	// closure adds pc and the states reachable from it without consuming
-	// input to set; false for an instruction it does not handle.
-	var closure func(set []bool, pc uint32) bool
-	closure = func(set []bool, pc uint32) bool {
-		if set[pc] {
-			return true
-		}
-		set[pc] = true
-		in := &prog.Inst[pc]
-		switch in.Op {
-		case syntax.InstAlt, syntax.InstAltMatch:
-			return closure(set, in.Out) && closure(set, in.Arg)
-		case syntax.InstCapture, syntax.InstNop:
-			return closure(set, in.Out)
-		case syntax.InstMatch, syntax.InstFail, syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-			return true
-		}
-		return false // InstEmptyWidth
-	}
-	key := func(set []bool) string {
-		b := make([]byte, 0, 16)
-		for pc, in := range set {
-			if in {
-				b = strconv.AppendInt(b, int64(pc), 10)
-				b = append(b, ',')
-			}
-		}
-		return string(b)
-	}
-	accepts := func(set []bool) bool {
-		for pc, in := range set {
-			if in && prog.Inst[pc].Op == syntax.InstMatch {
-				return true
-			}
-		}
-		return false
-	}
-	start := make([]bool, n)
-	if !closure(start, uint32(prog.Start)) {
+	b := dfaBuilder{prog: prog}
+	start := make([]bool, len(prog.Inst))
+	if !b.closure(start, uint32(prog.Start)) {
 		return nil
 	}
 	m := &digitMatcher{}
-	ids := map[string]int32{key(start): 0}
+	ids := map[string]int32{setKey(start): 0}
 	sets := [][]bool{start}
 	m.next = append(m.next, [10]int32{})
-	m.accept = append(m.accept, accepts(start))
+	m.accept = append(m.accept, b.accepts(start))
 	for i := 0; i < len(sets); i++ {
 		for d := 0; d < 10; d++ {
-			r := rune('0' + d)
-			to := make([]bool, n)
-			any := false
-			for pc, in := range sets[i] {
-				if !in {
-					continue
-				}
-				inst := &prog.Inst[pc]
-				var ok bool
-				switch inst.Op {
-				case syntax.InstRune, syntax.InstRune1:
-					ok = inst.MatchRune(r)
-				case syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-					ok = true
-				}
-				if ok {
-					if !closure(to, inst.Out) {
-						return nil
-					}
-					any = true
-				}
+			to, reached, ok := b.step(sets[i], rune('0'+d))
+			if !ok {
+				return nil
 			}
-			if !any {
+			if !reached {
 				m.next[i][d] = -1
 				continue
 			}
-			k := key(to)
+			k := setKey(to)
 			id, seen := ids[k]
 			if !seen {
 				if len(sets) >= maxDFAStates {
@@ -168,12 +113,83 @@ func compileDigitDFA(pattern string) *digitMatcher {
 				ids[k] = id
 				sets = append(sets, to)
 				m.next = append(m.next, [10]int32{})
-				m.accept = append(m.accept, accepts(to))
+				m.accept = append(m.accept, b.accepts(to))
 			}
 			m.next[i][d] = id
 		}
 	}
 	return m
+}
+
+// dfaBuilder turns a compiled pattern's instructions into automaton states:
+// sets of instructions.
+type dfaBuilder struct{ prog *syntax.Prog }
+
+// closure adds pc and the states reachable from it without consuming input
+// to set; false for an instruction it does not handle.
+func (b dfaBuilder) closure(set []bool, pc uint32) bool {
+	if set[pc] {
+		return true
+	}
+	set[pc] = true
+	in := &b.prog.Inst[pc]
+	switch in.Op {
+	case syntax.InstAlt, syntax.InstAltMatch:
+		return b.closure(set, in.Out) && b.closure(set, in.Arg)
+	case syntax.InstCapture, syntax.InstNop:
+		return b.closure(set, in.Out)
+	case syntax.InstMatch, syntax.InstFail, syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+		return true
+	}
+	return false // InstEmptyWidth
+}
+
+// step is the set of states set reaches on r; reached is false when it
+// reaches none, ok false for an instruction the builder does not handle.
+func (b dfaBuilder) step(set []bool, r rune) (to []bool, reached, ok bool) {
+	to = make([]bool, len(set))
+	for pc, in := range set {
+		if !in {
+			continue
+		}
+		inst := &b.prog.Inst[pc]
+		var match bool
+		switch inst.Op {
+		case syntax.InstRune, syntax.InstRune1:
+			match = inst.MatchRune(r)
+		case syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+			match = true
+		}
+		if match {
+			if !b.closure(to, inst.Out) {
+				return nil, false, false
+			}
+			reached = true
+		}
+	}
+	return to, reached, true
+}
+
+// accepts says whether set holds the match instruction.
+func (b dfaBuilder) accepts(set []bool) bool {
+	for pc, in := range set {
+		if in && b.prog.Inst[pc].Op == syntax.InstMatch {
+			return true
+		}
+	}
+	return false
+}
+
+// setKey names a state set.
+func setKey(set []bool) string {
+	k := make([]byte, 0, 16)
+	for pc, in := range set {
+		if in {
+			k = strconv.AppendInt(k, int64(pc), 10)
+			k = append(k, ',')
+		}
+	}
+	return string(k)
 }
 
 // matchFull reports whether the whole of digits matches the pattern, as
