@@ -2,14 +2,18 @@ package stats_test
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"testing"
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/measure"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/stats"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -20,7 +24,15 @@ import (
 //     day (every id of the four entity types, 20 a request, both
 //     placements, one request per day);
 //   - rows/s: stored rows per second of the whole pull (requests included),
-//     and as baseline Postgres copying the same rows (INSERT .. SELECT).
+//     and as baseline Postgres copying the same rows (INSERT .. SELECT);
+//   - then the same lookback pulled as the worker pulls it, through
+//     asynchronous jobs (the span is over 7 days) advanced as River runs
+//     them (runLikeRiver: the fake's clock jumps over every wait, its jobs
+//     take the default 4 seconds): requests (every request the fake
+//     served for that pull, active entities and downloads included), jobs,
+//     polls (job listings naming job_ids), polls/job, and wall-s and cpu-s
+//     of that pull (CPU: this process, which also serves the fake, and
+//     Postgres).
 func BenchmarkStats(b *testing.B) {
 	now, err := fixtures.SuiteNow()
 	if err != nil {
@@ -52,6 +64,50 @@ func BenchmarkStats(b *testing.B) {
 	b.ReportMetric(float64(every)/float64(rep.AccountDays), "naive-req/account-day")
 	b.ReportMetric(float64(rep.Rows)/(pull.Seconds()/float64(b.N)), "rows/s")
 	b.ReportMetric(copyRate(b, pool), "copy-rows/s")
+	asyncPull(b, fake, pool)
+}
+
+// asyncPull pulls the lookback through asynchronous jobs and reports its
+// requests and polls (see BenchmarkStats).
+func asyncPull(b *testing.B, fake *jobstest.Fake, pool *pgxpool.Pool) {
+	b.Helper()
+	ctx := context.Background()
+	calls := &jobCalls{next: http.DefaultTransport}
+	cfg := fake.Config(pool)
+	cfg.HTTPClient = &http.Client{Transport: calls}
+	client, err := api.NewClient(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runID, err := store.CreateRun(ctx, pool, stats.Pipeline, "bench", map[string]any{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []int64
+	r := &stats.Runner{Client: client, Pool: pool, Now: fake.Srv.Now, RunID: runID,
+		Enqueue: func(_ context.Context, _ pgx.Tx, got []int64) error {
+			ids = append(ids, got...)
+			return nil
+		}}
+	cpu := measure.NewCPU(b, pool)
+	before, cpu0, start := fake.Srv.Stats().Total(), cpu.Now(), time.Now()
+	rep, err := r.Run(ctx, stats.Request{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runLikeRiver(b, r, fake.Srv, ids)
+	wall, used := time.Since(start), cpu.Now()-cpu0
+	open, _, missing, err := stats.JobsStatus(ctx, pool, runID)
+	if err != nil || open > 0 || len(missing) > 0 || rep.Jobs == 0 {
+		b.Fatalf("asynchronous pull: %d jobs, %d open, missing %v, %v", rep.Jobs, open, missing, err)
+	}
+	polls := calls.polls.Load()
+	b.ReportMetric(float64(fake.Srv.Stats().Total()-before), "requests")
+	b.ReportMetric(float64(rep.Jobs), "jobs")
+	b.ReportMetric(float64(polls), "polls")
+	b.ReportMetric(float64(polls)/float64(rep.Jobs), "polls/job")
+	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric(used.Seconds(), "cpu-s")
 }
 
 // everyEntityEveryDay is how many requests asking for every entity of the
