@@ -147,7 +147,8 @@ UNION SELECT p FROM stats_jobs, unnest(past_job_ids) p WHERE account_id = $1 AND
 				continue
 			}
 			found = true
-			return setJob(ctx, tx, j.id, `state = 'waiting', service_job_id = $2`, id)
+			// next_poll_at NULL: an adopted job may be done, poll it at once.
+			return setJob(ctx, tx, j.id, `state = 'waiting', service_job_id = $2, `+unpolled, id)
 		}
 		return nil
 	})

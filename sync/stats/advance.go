@@ -74,15 +74,21 @@ type jobRow struct {
 	intentServiceAt *time.Time
 	intentSeen      []string
 	failures        int
+	// nextPollAt is the account's next poll round; fileURL and
+	// fileExpires, the file of a job a poll saw SUCCESS (see poll.go).
+	nextPollAt  *time.Time
+	fileURL     *string
+	fileExpires *time.Time
 }
 
 func loadJob(ctx context.Context, pool *pgxpool.Pool, id int64) (jobRow, error) {
 	r := jobRow{id: id}
 	var raw []byte
 	var sj *string
-	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, intent_service_at, intent_seen_jobs, failures
+	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, intent_service_at, intent_seen_jobs, failures,
+    next_poll_at, file_url, file_expires_at
 FROM stats_jobs WHERE id = $1`, id).
-		Scan(&raw, &r.state, &sj, &r.intentAt, &r.intentServiceAt, &r.intentSeen, &r.failures)
+		Scan(&raw, &r.state, &sj, &r.intentAt, &r.intentServiceAt, &r.intentSeen, &r.failures, &r.nextPollAt, &r.fileURL, &r.fileExpires)
 	if err != nil {
 		return r, fmt.Errorf("stats job %d: %w", id, err)
 	}
@@ -110,10 +116,15 @@ WHERE id = $1`, n, n+1, set), append(append([]any{id}, args...), req, limited)..
 }
 
 // forget is the update that sends a row back to pending, keeping its
-// service job among those it had (never to be adopted again).
+// service job among those it had (never to be adopted again), and dropping
+// what polls said of that job.
 const forget = `state = 'pending', past_job_ids = CASE WHEN service_job_id IS NULL THEN past_job_ids
     ELSE array_append(past_job_ids, service_job_id) END, service_job_id = NULL, intent_at = NULL, intent_service_at = NULL,
-    intent_seen_jobs = NULL`
+    intent_seen_jobs = NULL, ` + unpolled
+
+// unpolled clears what polls said of a row's service job: part of every
+// update that gives the row a service job or takes it away.
+const unpolled = `next_poll_at = NULL, polled_at = NULL, file_url = NULL, file_expires_at = NULL`
 
 // Step is what Advance says to do next: come back after Wait, or nothing
 // (Done).
@@ -186,7 +197,7 @@ func (r *Runner) Advance(ctx context.Context, id int64) (Step, error) {
 				return deref(step), err
 			}
 		case StateWaiting:
-			step, again, err := r.poll(ctx, j)
+			step, again, err := r.wait(ctx, j)
 			if err != nil || !again {
 				return step, err
 			}
@@ -232,7 +243,10 @@ func (r *Runner) create(ctx context.Context, j jobRow) (*Step, error) {
 	if err := checkParams("stats job "+sj.ID, j.q.Account.ID, j.q.values(now), sj.jobParams); err != nil {
 		return nil, fmt.Errorf("account %s: creating a stats job: %w", j.q.Account.ID, err)
 	}
-	return nil, setJob(ctx, r.Pool, j.id, `state = 'waiting', service_job_id = $2`, sj.ID)
+	// The job is not looked at before the time jobs take (see poll.go).
+	next := due(now, r.clock(), r.expected(ctx))
+	return nil, setJob(ctx, r.Pool, j.id, `state = 'waiting', service_job_id = $2, polled_at = NULL, file_url = NULL, file_expires_at = NULL,
+    next_poll_at = $3`, sj.ID, next)
 }
 
 // asked are the values j's service job was asked with.
@@ -241,56 +255,6 @@ func (r *Runner) asked(j jobRow) url.Values {
 		return j.q.values(*j.intentAt) // the offset in force when the job was asked for
 	}
 	return j.q.values(r.clock())
-}
-
-// poll looks at j's service job; again says the row changed state and
-// Advance should go on. Before anything is stored it checks that the job,
-// and then its file, answer the request j asked.
-func (r *Runner) poll(ctx context.Context, j jobRow) (Step, bool, error) {
-	c, err := r.client(ctx, j.q.Account.ID)
-	if err != nil {
-		return Step{}, false, err
-	}
-	list, err := ListJobs(ctx, c, j.q.Account.ID, []string{j.serviceJobID})
-	if err != nil {
-		return Step{}, false, err
-	}
-	if len(list) == 0 {
-		// Deleted or forgotten by the service: create it again.
-		return Step{}, true, setJob(ctx, r.Pool, j.id, forget)
-	}
-	sj, asked := list[0], r.asked(j)
-	if err := checkParams("stats job "+j.serviceJobID, j.q.Account.ID, asked, sj.jobParams); err != nil {
-		return Step{}, false, fmt.Errorf("account %s: %w", j.q.Account.ID, err)
-	}
-	if sj.ID != j.serviceJobID {
-		return Step{}, false, fmt.Errorf("account %s: %w", j.q.Account.ID, &MismatchError{What: "the job list",
-			Asked: "stats job " + j.serviceJobID, Got: "stats job " + sj.ID, Fields: []string{"id"}})
-	}
-	now := r.clock()
-	switch sj.Status {
-	case JobFailed:
-		if j.failures+1 >= MaxJobFailures {
-			return Step{Done: true}, false, setJob(ctx, r.Pool, j.id, `state = 'failed', failures = failures + 1, error = $2`,
-				fmt.Sprintf("service job %s ended FAILED (%d times)", sj.ID, j.failures+1))
-		}
-		return Step{}, true, setJob(ctx, r.Pool, j.id, forget+`, failures = failures + 1`)
-	case JobSuccess:
-	default:
-		age := time.Duration(0)
-		if c, ok := parseJobTime(sj.CreatedAt); ok {
-			age = now.Sub(c)
-		}
-		return Step{Wait: min(max(age/4, pollMin), pollMax)}, false, nil
-	}
-	var expires time.Time
-	if sj.ExpiresAt != nil {
-		expires, _ = parseJobTime(*sj.ExpiresAt)
-	}
-	if sj.URL == nil || (!expires.IsZero() && !now.Before(expires)) {
-		return Step{}, true, setJob(ctx, r.Pool, j.id, forget)
-	}
-	return r.store(ctx, j, sj, asked, expires)
 }
 
 // store downloads sj's file and stores its rows with j's new state in one

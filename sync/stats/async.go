@@ -47,6 +47,7 @@ type ServiceJob struct {
 	URL       *string `json:"url"`
 	ExpiresAt *string `json:"expires_at"`
 	CreatedAt string  `json:"created_at"`
+	UpdatedAt string  `json:"updated_at"`
 	jobParams
 }
 

@@ -1,0 +1,131 @@
+package stats_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/stats"
+	"github.com/stretchr/testify/require"
+)
+
+// countCalls makes b's runner count its job calls.
+func (b *testBundle) countCalls(t *testing.T) *jobCalls {
+	t.Helper()
+	calls := &jobCalls{next: http.DefaultTransport}
+	cfg := b.fake.Config(b.pool)
+	cfg.HTTPClient = &http.Client{Transport: calls}
+	c, err := api.NewClient(cfg)
+	require.NoError(t, err)
+	b.runner.Client = c
+	return calls
+}
+
+func TestAnAccountsOpenJobsArePolledTogetherByTheirExpectedTime(t *testing.T) {
+	t.Parallel()
+	b := asyncSetup(t, fixtures.StatsJobOptions{Delay: 4 * time.Second})
+	a := b.firstAccount(t)
+	calls := b.countCalls(t)
+
+	// Nothing observed yet: the first look is after pollMin (2 s), then a
+	// quarter of the age (at least 2 s): two rounds for every job.
+	req := b.twentyDays(a)
+	req.Entities = stats.DefaultEntities
+	rep, ids := b.asyncRun(t, req)
+	require.Greater(t, rep.Jobs, 2, "several jobs are open at once")
+	runLikeRiver(t, b.runner, b.fake.Srv, ids)
+	b.requireTruth(t, b.twentyDaySpan, a.ID)
+	require.EqualValues(t, 2, calls.polls.Load(), "one listing per round for all %d jobs", rep.Jobs)
+	require.EqualValues(t, rep.Jobs, calls.posts.Load())
+
+	// The jobs took 4 s: the next run's jobs are looked at once, then.
+	calls.polls.Store(0)
+	list := b.fake.Srv.Stats().Family("GET /12/stats/jobs/accounts/{account_id}").Requests
+	rep, ids = b.asyncRun(t, req)
+	runLikeRiver(t, b.runner, b.fake.Srv, ids)
+	b.requireTruth(t, b.twentyDaySpan, a.ID)
+	require.EqualValues(t, 1, calls.polls.Load(), "one listing answered all %d jobs", rep.Jobs)
+	// The fake's own count: each POST's intent listing and the one poll.
+	require.Equal(t, list+rep.Jobs+1, b.fake.Srv.Stats().Family("GET /12/stats/jobs/accounts/{account_id}").Requests)
+}
+
+func TestMoreThanTwoHundredOpenJobsArePolledTwoHundredARequest(t *testing.T) {
+	t.Parallel()
+	b := asyncSetup(t, fixtures.StatsJobOptions{}) // jobs end at once, so the account's 100 slots never fill
+	a := b.firstAccount(t)
+	_, ids := b.asyncRun(t, b.twentyDays(a))
+	ctx := context.Background()
+	var raw []byte
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT query FROM stats_jobs WHERE id = $1`, ids[0]).Scan(&raw))
+	q := stats.QueryFromJSON(t, raw)
+	// 250 rows waiting on jobs of their parameters (rows of earlier runs a
+	// worker left waiting, say).
+	for range 250 {
+		sj, err := stats.CreateJob(ctx, b.runner.Client, q, b.fake.Srv.Now())
+		require.NoError(t, err)
+		_, err = b.pool.Exec(ctx, `INSERT INTO stats_jobs (run_id, account_id, query, state, service_job_id, intent_at)
+            VALUES (0, $1, $2, 'waiting', $3, $4)`, a.ID, raw, sj.ID, b.fake.Srv.Now())
+		require.NoError(t, err)
+	}
+	calls := b.countCalls(t)
+	var waiting int64
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT min(id) FROM stats_jobs WHERE run_id = 0`).Scan(&waiting))
+	_, err := b.runner.Advance(ctx, waiting)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, calls.polls.Load(), "ceil(250/200) listings")
+	var known int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM stats_jobs WHERE run_id = 0 AND (file_url IS NOT NULL OR state = 'stored')`).
+		Scan(&known))
+	require.Equal(t, 250, known, "every open job's answer is on its row")
+}
+
+func TestAFileFoundByAnotherRowsPollThatExpiresIsAskedForAgain(t *testing.T) {
+	t.Parallel()
+	b := asyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second, FileTTL: time.Minute})
+	a := b.firstAccount(t)
+	_, ids := b.asyncRun(t, b.twentyDays(a))
+	require.GreaterOrEqual(t, len(ids), 2)
+	ctx := context.Background()
+	for _, id := range ids[:2] {
+		step, err := b.runner.Advance(ctx, id)
+		require.NoError(t, err)
+		require.False(t, step.Done)
+	}
+	first := b.serviceJobOf(t, ids[1])
+	b.tick(3 * time.Second)
+	step, err := b.runner.Advance(ctx, ids[0]) // polls for both, stores its own
+	require.NoError(t, err)
+	require.True(t, step.Done)
+	var url *string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT file_url FROM stats_jobs WHERE id = $1`, ids[1]).Scan(&url))
+	require.NotNil(t, url, "the other row's SUCCESS is on its row")
+
+	b.tick(2 * time.Minute) // the file expired before that row's attempt
+	runLikeRiver(t, b.runner, b.fake.Srv, ids)
+	b.requireCampaignTruth(t, a)
+	require.NotEqual(t, first, b.serviceJobOf(t, ids[1]), "the expired job was asked for again")
+	var past []string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT past_job_ids FROM stats_jobs WHERE id = $1`, ids[1]).Scan(&past))
+	require.Equal(t, []string{first}, past)
+}
+
+func TestAJobThatFailedSeenByAnotherRowsPollIsCreatedAgain(t *testing.T) {
+	t.Parallel()
+	b := asyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
+	a := b.firstAccount(t)
+	_, ids := b.asyncRun(t, b.twentyDays(a))
+	b.fake.Srv.FailNextStatsJobs(1)
+	runLikeRiver(t, b.runner, b.fake.Srv, ids)
+	b.requireCampaignTruth(t, a)
+	var failures int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT sum(failures) FROM stats_jobs`).Scan(&failures))
+	require.Equal(t, 1, failures)
+	require.Len(t, b.serviceJobs(t, a.ID), len(ids)+1)
+}
+
+func (b *testBundle) twentyDaySpan(a stats.Account) stats.Span {
+	return stats.Span{Start: a.LocalDate(b.now).AddDate(0, 0, -20), End: a.LocalDate(b.now).AddDate(0, 0, 1)}
+}
