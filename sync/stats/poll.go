@@ -127,20 +127,7 @@ func (r *Runner) pollAccount(ctx context.Context, j jobRow) error {
 		if fresh {
 			return nil
 		}
-		rows, err := tx.Query(ctx, `SELECT id, query, service_job_id, intent_at, failures FROM stats_jobs
-WHERE account_id = $1 AND state = 'waiting' AND service_job_id IS NOT NULL AND file_url IS NULL ORDER BY id`, account)
-		if err != nil {
-			return err
-		}
-		open, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (openRow, error) {
-			var o openRow
-			var raw []byte
-			if err := row.Scan(&o.id, &raw, &o.job, &o.asked, &o.failures); err != nil {
-				return o, err
-			}
-			o.q, err = unmarshalQuery(raw)
-			return o, err
-		})
+		open, err := openRows(ctx, tx, account)
 		if err != nil {
 			return err
 		}
@@ -199,6 +186,25 @@ WHERE account_id = $1 AND state = 'waiting' AND service_job_id IS NOT NULL AND f
 		return err
 	}
 	return own
+}
+
+// openRows are the account's waiting rows whose job is not known to be
+// done.
+func openRows(ctx context.Context, tx pgx.Tx, account string) ([]openRow, error) {
+	rows, err := tx.Query(ctx, `SELECT id, query, service_job_id, intent_at, failures FROM stats_jobs
+WHERE account_id = $1 AND state = 'waiting' AND service_job_id IS NOT NULL AND file_url IS NULL ORDER BY id`, account)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (openRow, error) {
+		var o openRow
+		var raw []byte
+		if err := row.Scan(&o.id, &raw, &o.job, &o.asked, &o.failures); err != nil {
+			return o, err
+		}
+		o.q, err = unmarshalQuery(raw)
+		return o, err
+	})
 }
 
 // record writes on row o what a poll at now found of its job (sj; nil:
