@@ -74,6 +74,8 @@ func (s cpuSpan) report(b *testing.B, wall time.Duration) {
 //   - fetch_copy, the limit of the same work: the same pages fetched by the
 //     same client from the already-warm fake, with as many goroutines as
 //     the sync queue has workers, each page COPYed into a bare table;
+//   - fetch_only: the same pages fetched and split into records, nothing
+//     stored (the floor of the unchanged re-sync);
 //   - raw_copy (context): the stored rows COPYed from memory into a bare
 //     table.
 //
@@ -160,6 +162,17 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 		}
 	})
 
+	// fetch_only: the same pages fetched and split into records, nothing
+	// stored; the floor of an unchanged re-sync, which must read them all.
+	b.Run("fetch_only", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			c0, start := startCPU(cpu), time.Now()
+			n := fetchCopy(b, deps.API, nil, accounts, entities)
+			report(b, records, time.Since(start), c0)
+			require.Equal(b, records, n)
+		}
+	})
+
 	b.Run("raw_copy", func(b *testing.B) {
 		require.NotEmpty(b, rows, "run with the sync sub-benchmark")
 		for i := 0; i < b.N; i++ {
@@ -177,8 +190,8 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 }
 
 // fetchCopy pages every (account, entity) list as the sync does and COPYs
-// each page's raw records into bench_fetch, with syncQueueWorkers
-// goroutines. It returns the records copied.
+// each page's raw records into bench_fetch (pool nil: stores nothing), with
+// syncQueueWorkers goroutines. It returns the records fetched.
 func fetchCopy(b *testing.B, client *api.Client, pool *pgxpool.Pool, accounts, entities []string) int {
 	ctx := context.Background()
 	units := make(chan *ads.Unit)
@@ -202,7 +215,7 @@ func fetchCopy(b *testing.B, client *api.Client, pool *pgxpool.Pool, accounts, e
 			defer wg.Done()
 			for u := range units {
 				for page, err := range api.Pages[json.RawMessage](ctx, client, ads.ListRequest(u, "", 0)) {
-					if err == nil {
+					if err == nil && pool != nil {
 						_, err = pool.CopyFrom(ctx, pgx.Identifier{"bench_fetch"}, []string{"account_id", "raw"},
 							pgx.CopyFromSlice(len(page.Raw), func(i int) ([]any, error) {
 								return []any{u.AccountID, string(page.Raw[i])}, nil
