@@ -284,17 +284,27 @@ const batchRows = 1024
 // rowBatch is rows whose values live in one slab (and their bytes in one
 // arena), handed from the reader to the writer.
 type rowBatch struct {
-	rows []parquet.Row
+	rows  []parquet.Row
+	slab  parquet.Row
+	arena []byte
 }
+
+// batchesInFlight bounds the batches between the reader and the writer (and
+// so the memory they hold): the writer hands each batch back once written,
+// and the reader fills it again, so a run allocates them once.
+const batchesInFlight = 4
 
 // pipeRows reads rows and writes them to pw on two goroutines: this one
 // decodes the wire values into Parquet rows, the other encodes and
 // compresses them, so both cores work. afterRow is called after each row.
+// The writer copies every value it is given, so a written batch's slab and
+// arena are filled again rather than garbage for the collector.
 func pipeRows(rows pgx.Rows, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
 	if err := b.check(rows.FieldDescriptions()); err != nil {
 		return 0, err
 	}
-	batches := make(chan rowBatch, 4)
+	batches := make(chan *rowBatch, batchesInFlight)
+	free := make(chan *rowBatch, batchesInFlight+1)
 	done := make(chan struct{})
 	var werr error
 	go func() {
@@ -303,9 +313,10 @@ func pipeRows(rows pgx.Rows, b *rowBuilder, pw *partWriter, afterRow func(n int6
 			if werr == nil {
 				werr = pw.writeRows(bt.rows)
 			}
+			free <- bt
 		}
 	}()
-	send := func(bt rowBatch) bool {
+	send := func(bt *rowBatch) bool {
 		select {
 		case batches <- bt:
 			return true
@@ -313,39 +324,63 @@ func pipeRows(rows pgx.Rows, b *rowBuilder, pw *partWriter, afterRow func(n int6
 			return false
 		}
 	}
+	fields := rows.FieldDescriptions()
+	perRow := len(fields) + 1
+	allocated := 0
+	// next is an empty batch: a written one, or a new one while fewer than
+	// batchesInFlight+1 exist.
+	next := func() *rowBatch {
+		var bt *rowBatch
+		if allocated <= batchesInFlight {
+			select {
+			case bt = <-free:
+			default:
+				allocated++
+				bt = &rowBatch{rows: make([]parquet.Row, 0, batchRows), slab: make(parquet.Row, 0, batchRows*perRow*2)}
+			}
+		} else {
+			select {
+			case bt = <-free:
+			case <-done:
+				return nil
+			}
+		}
+		bt.rows, bt.slab, bt.arena = bt.rows[:0], bt.slab[:0], bt.arena[:0]
+		return bt
+	}
 	var n int64
 	err := func() error {
-		fields := rows.FieldDescriptions()
-		perRow := len(fields) + 1
-		var bt rowBatch
-		var slab parquet.Row
+		var bt *rowBatch
 		for rows.Next() {
-			if slab == nil {
-				slab = make(parquet.Row, 0, batchRows*perRow*2)
-				bt = rowBatch{rows: make([]parquet.Row, 0, batchRows)}
-				b.arena = nil
+			if bt == nil {
+				if bt = next(); bt == nil {
+					return nil // the writer stopped: werr says why
+				}
+				b.arena = bt.arena
 			}
-			start := len(slab)
+			start := len(bt.slab)
 			var err error
-			if slab, err = b.append(slab, fields, rows.RawValues()); err != nil {
+			if bt.slab, err = b.append(bt.slab, fields, rows.RawValues()); err != nil {
 				return err
 			}
-			bt.rows = append(bt.rows, slab[start:len(slab):len(slab)])
+			bt.rows = append(bt.rows, bt.slab[start:len(bt.slab):len(bt.slab)])
 			n++
 			if err := afterRow(n); err != nil {
 				return err
 			}
 			if len(bt.rows) == batchRows {
+				bt.arena = b.arena
 				if !send(bt) {
 					return nil
 				}
-				slab = nil
+				bt = nil
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(bt.rows) > 0 && slab != nil {
+		if bt != nil && len(bt.rows) > 0 {
+			bt.arena = b.arena
 			send(bt)
 		}
 		return nil

@@ -49,10 +49,12 @@ func (b *rowBuilder) check(fields []pgconn.FieldDescription) error {
 	return nil
 }
 
-// copyBytes keeps p in the batch's arena.
+// copyBytes keeps p in the batch's arena. A full arena is replaced by one
+// twice as large (the values already in it stay where they are), so a
+// recycled batch soon holds a whole batch's bytes in one arena.
 func (b *rowBuilder) copyBytes(p []byte) []byte {
 	if cap(b.arena)-len(b.arena) < len(p) {
-		b.arena = make([]byte, 0, max(1<<20, len(p)))
+		b.arena = make([]byte, 0, max(1<<20, 2*cap(b.arena), len(p)))
 	}
 	start := len(b.arena)
 	b.arena = append(b.arena, p...)
