@@ -97,7 +97,10 @@ func (b *serviceBundle) runCtx(ctx context.Context, t *testing.T, args ...string
 	var out, errb bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	if !b.now.IsZero() {
-		a.now = func() time.Time { return b.now }
+		// The commands' clock starts at the pinned instant and flows, as a
+		// real clock does: the analytics jobs' waits are measured on it.
+		start := time.Now()
+		a.now = func() time.Time { return b.now.Add(time.Since(start)) }
 	}
 	code := a.run(ctx, append(args, "--config", b.conf, "--database-url", b.db))
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
