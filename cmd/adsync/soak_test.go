@@ -42,7 +42,20 @@ func (e *env) writeUsers(t *testing.T, name string, n int) (string, map[string]b
 func (e *env) requireAudienceHolds(t *testing.T, audience string, want map[string]bool) {
 	t.Helper()
 	got := e.srv.AudienceMembers(audience, "email")
-	require.Len(t, got, len(want), "the audience holds every valid user and nothing else")
+	if len(got) != len(want) {
+		// Say what became of each batch: the test's failure is about them.
+		rows, err := e.pool.Query(context.Background(), `SELECT seq, state, attempts, retries, coalesce(success_count, -1),
+			coalesce(total_count, -1), coalesce(last_error, '') FROM audience_batches ORDER BY upload_id, seq`)
+		require.NoError(t, err)
+		for rows.Next() {
+			var seq, attempts, retries, success, total int
+			var state, lastErr string
+			require.NoError(t, rows.Scan(&seq, &state, &attempts, &retries, &success, &total, &lastErr))
+			t.Logf("batch %d: %s, %d attempts, %d retries, success %d of %d, last error %q", seq, state, attempts, retries, success, total, lastErr)
+		}
+		rows.Close()
+	}
+	require.Equal(t, len(want), len(got), "the audience holds every valid user and nothing else")
 	for _, h := range got {
 		require.True(t, want[h])
 	}
