@@ -159,16 +159,12 @@ func nextSteps(out, globals, note string, demo, fake bool) string {
 	if q := duckdbCommand(out); q != "" {
 		fmt.Fprintf(&b, "  # the current campaigns by status, read from the Parquet files with DuckDB:\n  %s\n", q)
 	}
-	line(self+" worker --http-addr "+workerAddr+globals, "the daemon: schedules; runs page on http://"+workerAddr+"/ (River's UI on /riverui/); Ctrl-C stops it")
+	line(self+" worker --http-addr 127.0.0.1:0"+globals, "the daemon: schedules; the runs page at the http:// URL it prints, River's UI at /riverui/; Ctrl-C stops it")
 	if fake {
 		line(self+" fixtures serve --addr 127.0.0.1:0", "the fake service on its own, to point any client at; Ctrl-C stops it")
 	}
 	return b.String()
 }
-
-// workerAddr is where the suggested worker serves its pages: the default
-// http_addr, given as a flag so a configured one cannot move it.
-const workerAddr = "127.0.0.1:9090"
 
 // runsQuery is the query the next steps suggest running with adsync db.
 const runsQuery = "select pipeline, outcome, count(*) from sync_runs group by 1, 2 order by 1, 2"
