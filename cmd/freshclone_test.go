@@ -221,7 +221,7 @@ func TestFreshClonePathEverySuggestedCommandWorksAsPrinted(t *testing.T) {
 			switch {
 			case strings.Contains(line, " worker"):
 				seen["worker"] = true
-				require.Contains(t, r.stdout, "worker running; health and metrics on "+url)
+				require.Contains(t, r.stdout, "worker running; runs page on "+url+"/ (River's UI on /riverui/); health and metrics on "+url+"\n")
 				require.Contains(t, r.stdout, "worker stopped")
 				require.Contains(t, r.stderr, "adsync: no database configured: using the demo's local Postgres in .adsync/pg/")
 				require.Contains(t, r.stderr, "adsync: no service configured: using the demo's fake service at http://127.0.0.1:")

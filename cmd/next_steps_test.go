@@ -22,6 +22,7 @@ func TestNextStepsRepeatTheGlobalFlagsOfTheRunWithoutAPassword(t *testing.T) {
 	steps := nextSteps("out", flags, note, true, true)
 	require.Contains(t, steps, " status --config 'my conf.yaml' --database-url postgres://app@db.example/adsync ")
 	require.Contains(t, steps, " run --config 'my conf.yaml' --database-url postgres://app@db.example/adsync --demo ")
+	require.Regexp(t, `(?m)^  \S+ worker --http-addr 127\.0\.0\.1:0 --config 'my conf\.yaml' .*# the daemon: schedules; the runs page at the http:// URL it prints, River's UI at /riverui/;`, steps)
 
 	a = &app{databaseURL: "postgres://app:pw-never-shown@db.example/adsync"}
 	flags, note = a.passedGlobals()

@@ -159,7 +159,7 @@ func nextSteps(out, globals, note string, demo, fake bool) string {
 	if q := duckdbCommand(out); q != "" {
 		fmt.Fprintf(&b, "  # the current campaigns by status, read from the Parquet files with DuckDB:\n  %s\n", q)
 	}
-	line(self+" worker --http-addr 127.0.0.1:0"+globals, "the daemon: schedules, /healthz, /metrics; Ctrl-C stops it")
+	line(self+" worker --http-addr 127.0.0.1:0"+globals, "the daemon: schedules; the runs page at the http:// URL it prints, River's UI at /riverui/; Ctrl-C stops it")
 	if fake {
 		line(self+" fixtures serve --addr 127.0.0.1:0", "the fake service on its own, to point any client at; Ctrl-C stops it")
 	}

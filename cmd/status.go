@@ -2,9 +2,7 @@ package adsynccmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -73,7 +71,7 @@ func printStatus(a *app, st *statusReport) error {
 			dur = r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).String()
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Pipeline, r.Trigger, r.StartedAt.UTC().Format("2006-01-02 15:04:05Z"),
-			dur, r.Outcome, summarizeCounts(r.Counts))
+			dur, r.Outcome, r.CountsSummary())
 		if r.Error != "" {
 			fmt.Fprintf(w, "\t\t\t\t\terror:\t%s\n", oneLine(r.Error))
 		}
@@ -113,41 +111,6 @@ func printStatus(a *app, st *statusReport) error {
 		fmt.Fprintln(w, "adsync auth list shows which users reach what; adsync auth add adds tokens")
 	}
 	return w.Flush()
-}
-
-// summarizeCounts renders a run's counts compactly: top-level numbers as
-// k=v, nested per-entity counts summed by kind of count.
-func summarizeCounts(c map[string]any) string {
-	if len(c) == 0 {
-		return ""
-	}
-	sums := map[string]float64{}
-	for k, v := range c {
-		switch x := v.(type) {
-		case float64:
-			sums[k] += x
-		case map[string]any:
-			for kk, vv := range x {
-				if f, ok := vv.(float64); ok {
-					sums[kk] += f
-				}
-			}
-		}
-	}
-	if len(sums) == 0 {
-		b, _ := json.Marshal(c)
-		return string(b)
-	}
-	keys := make([]string, 0, len(sums))
-	for k := range sums {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%g", k, sums[k])
-	}
-	return strings.Join(parts, " ")
 }
 
 func oneLine(s string) string {

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/adsync/adsync/cmd/internal/logging"
+	"github.com/adsync/adsync/cmd/internal/webui"
 	"github.com/adsync/adsync/jobs"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
@@ -19,12 +21,17 @@ func (a *app) workerCommand() *cobra.Command {
 	var shutdown time.Duration
 	cmd := &cobra.Command{
 		Use:   "worker",
-		Short: "Run River workers and the schedules; serve /healthz, /readyz and /metrics",
+		Short: "Run River workers and the schedules; serve the runs page, River's UI, /healthz, /readyz and /metrics",
 		Long: `Run the workers of every queue (sync, audience, export, default; concurrency from
 queues.*) and the cron schedules (schedules.*; River's elected leader enqueues them, so
 any number of workers may run). On SIGINT or SIGTERM the worker stops fetching, lets jobs
 in flight finish within --shutdown-timeout (then cancels them: they snooze or retry
-later), and closes the database pool last.`,
+later), and closes the database pool last.
+
+The HTTP server also serves the runs page at / (recent runs, failures, a 30-day
+chart) and River's UI at /riverui/: open on a loopback address; on any other
+address refused unless ADSYNC_UI_PASSWORD (ui_password) is set, and then behind
+HTTP basic auth as user admin.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" {
@@ -33,7 +40,7 @@ later), and closes the database pool last.`,
 			return a.runWorker(cmd.Context(), httpAddr, shutdown)
 		},
 	}
-	cmd.Flags().StringVar(&httpAddr, "http-addr", "", "health and metrics listen address (default: http_addr, 127.0.0.1:9090)")
+	cmd.Flags().StringVar(&httpAddr, "http-addr", "", "listen address of the runs page, River's UI, health and metrics (default: http_addr, 127.0.0.1:9090)")
 	cmd.Flags().DurationVar(&shutdown, "shutdown-timeout", 30*time.Second, "how long jobs in flight may take to finish on shutdown")
 	return cmd
 }
@@ -66,6 +73,10 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 		fmt.Fprintln(w, "ready")
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.Registry(), promhttp.HandlerOpts{}))
+	// Everything else is the runs page and River's UI, behind the access
+	// rules; the probes and the scrape above stay open.
+	ui := webui.New(webui.Options{Pool: deps.Pool})
+	mux.Handle("/", webui.Access{Loopback: webui.IsLoopback(ln.Addr()), Password: a.cfg.UIPassword}.Wrap(ui))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 
@@ -77,9 +88,16 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
 	a.metrics.WatchJobs(runCtx, client)
+	riverUI, err := webui.RiverUI(runCtx, client, logging.Slog(a.log))
+	if err != nil {
+		a.log.Warn("River's UI is not served", zap.Error(err))
+	} else {
+		ui.SetRiverUI(riverUI)
+	}
 	running.Store(true)
 	a.log.Info("worker started", zap.String("http_addr", ln.Addr().String()), zap.Any("queues", a.concurrency()))
-	fmt.Fprintf(a.stdout, "worker running; health and metrics on http://%s\n", ln.Addr())
+	fmt.Fprintf(a.stdout, "worker running; runs page on http://%s/ (River's UI on /riverui/%s); health and metrics on http://%s\n",
+		ln.Addr(), uiAccessNote(ln.Addr(), a.cfg.UIPassword != ""), ln.Addr())
 
 	<-ctx.Done()
 	a.log.Info("shutting down: no new jobs; waiting for jobs in flight", zap.Duration("timeout", shutdownTimeout))
@@ -94,4 +112,17 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 	}
 	fmt.Fprintln(a.stdout, "worker stopped")
 	return nil
+}
+
+// uiAccessNote says, after the pages' URLs, who may open them: nothing on
+// loopback; else the password or its absence (never the password itself).
+func uiAccessNote(addr net.Addr, password bool) string {
+	switch {
+	case webui.IsLoopback(addr):
+		return ""
+	case password:
+		return "; basic auth as user " + webui.User + " with ADSYNC_UI_PASSWORD"
+	default:
+		return "; refused until ADSYNC_UI_PASSWORD is set"
+	}
 }

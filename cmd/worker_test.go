@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/adsync/adsync/fixtures"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -207,4 +208,52 @@ func TestWorkerCountsWorkInMetricsAndShutsDownCleanlyWithJobsInFlight(t *testing
 // nonZero reports whether the scrape holds series with a value above zero.
 func nonZero(scrape, series string) bool {
 	return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` [1-9][0-9.e+]*$`).MatchString(scrape)
+}
+
+// Off loopback, the runs page and River's UI need ADSYNC_UI_PASSWORD as
+// basic auth; the probes and the scrape stay open; the password is never
+// printed.
+func TestWorkerPagesNeedThePasswordOffLoopbackWhileProbesStayOpen(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	const password = "ui-pw-never-printed"
+	addr, stdout, stop := startWorker(t, b, "ui_password: "+password+"\nschedules:\n  sync: \"\"\n  insights: \"\"\n  posts: \"\"\n  export: \"\"\n",
+		"--http-addr", "0.0.0.0:0")
+	require.Contains(t, stdout.String(), "runs page on http://"+addr+"/ (River's UI on /riverui/; basic auth as user admin with ADSYNC_UI_PASSWORD)")
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	base := "http://127.0.0.1:" + port
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+		code, _ := get(t, base+path)
+		require.Equal(t, 200, code, path)
+	}
+	do := func(path, user, pass string) (int, string) {
+		req, err := http.NewRequest(http.MethodGet, base+path, nil)
+		require.NoError(t, err)
+		if user != "" {
+			req.SetBasicAuth(user, pass)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	for _, path := range []string{"/", "/riverui/"} {
+		code, _ := do(path, "", "")
+		require.Equal(t, http.StatusUnauthorized, code, path)
+		code, _ = do(path, "admin", "wrong")
+		require.Equal(t, http.StatusUnauthorized, code, path)
+	}
+	require.Eventually(t, func() bool {
+		code, _ := do("/riverui/", "admin", password)
+		return code == http.StatusOK
+	}, 10*time.Second, 50*time.Millisecond, "River's UI starts with the workers")
+	code, body := do("/", "admin", password)
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, `<table id="runs">`)
+
+	r := stop()
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NotContains(t, r.stdout+r.stderr, password)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,6 +22,42 @@ type RunSummary struct {
 	Outcome    string
 	Counts     map[string]any
 	Error      string
+}
+
+// CountsSummary renders a run's counts compactly: top-level numbers as
+// k=v, nested per-entity counts summed by kind of count.
+func (r RunSummary) CountsSummary() string {
+	c := r.Counts
+	if len(c) == 0 {
+		return ""
+	}
+	sums := map[string]float64{}
+	for k, v := range c {
+		switch x := v.(type) {
+		case float64:
+			sums[k] += x
+		case map[string]any:
+			for kk, vv := range x {
+				if f, ok := vv.(float64); ok {
+					sums[kk] += f
+				}
+			}
+		}
+	}
+	if len(sums) == 0 {
+		b, _ := json.Marshal(c)
+		return string(b)
+	}
+	keys := make([]string, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%g", k, sums[k])
+	}
+	return strings.Join(parts, " ")
 }
 
 // QueueDepth counts a queue's jobs in one state.

@@ -29,6 +29,10 @@ type Config struct {
 	SecretKey string `yaml:"secret_key"`
 	// HTTPAddr is where `adsync worker` serves /healthz, /readyz and /metrics.
 	HTTPAddr string `yaml:"http_addr"`
+	// UIPassword opens the runs page and River's UI, served beside the
+	// health endpoints, on an address other than loopback: HTTP basic auth
+	// as user admin. Without it they are refused there.
+	UIPassword string `yaml:"ui_password"`
 
 	API       API       `yaml:"api"`
 	Schedules Schedules `yaml:"schedules"`
@@ -256,6 +260,7 @@ var settings = []setting{
 	{"log_level", "ADSYNC_LOG_LEVEL", func(c *Config) *string { return &c.LogLevel }, nil},
 	{"secret_key", "ADSYNC_SECRET_KEY", func(c *Config) *string { return &c.SecretKey }, nil},
 	{"http_addr", "ADSYNC_HTTP_ADDR", func(c *Config) *string { return &c.HTTPAddr }, nil},
+	{"ui_password", "ADSYNC_UI_PASSWORD", func(c *Config) *string { return &c.UIPassword }, nil},
 	{"api.url", "ADSYNC_API_URL", func(c *Config) *string { return &c.API.URL }, nil},
 	{"api.ads_url", "ADSYNC_ADS_URL", func(c *Config) *string { return &c.API.AdsURL }, nil},
 	{"api.sandbox_ads_url", "ADSYNC_SANDBOX_ADS_URL", func(c *Config) *string { return &c.API.SandboxAdsURL }, nil},

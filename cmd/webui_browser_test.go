@@ -1,0 +1,133 @@
+package adsynccmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// consoleErrors collects what a page reports as errors: console.error
+// calls, uncaught exceptions and the browser's error log entries (a failed
+// load, a refused script).
+type consoleErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (c *consoleErrors) listen(ev any) {
+	var msg string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type != runtime.ConsoleAPICalledTypeError {
+			return
+		}
+		var parts []string
+		for _, a := range ev.Args {
+			parts = append(parts, string(a.Value)+a.Description)
+		}
+		msg = "console.error: " + strings.Join(parts, " ")
+	case *runtime.EventExceptionThrown:
+		msg = "exception: " + ev.ExceptionDetails.Text
+		if ev.ExceptionDetails.Exception != nil {
+			msg += " " + ev.ExceptionDetails.Exception.Description
+		}
+	case *log.EventEntryAdded:
+		if ev.Entry.Level != log.EntryLevelError {
+			return
+		}
+		msg = fmt.Sprintf("log %s: %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+	default:
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs = append(c.errs, msg)
+}
+
+func (c *consoleErrors) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.errs
+	c.errs = nil
+	return out
+}
+
+// chromium is Debian's chromium from PATH, which .ci/test-deps installs.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("chromium is not on PATH: run .ci/test-deps (it installs Debian's chromium package for the browser test)")
+	return ""
+}
+
+// The worker's runs page and River's UI, in a real browser: they load
+// without console errors, show the runs table, the chart and the jobs of
+// a finished sync.
+func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
+	t.Parallel()
+	exe := chromium(t)
+	b := setupService(t, bundleOptions{ownerToken: true})
+	addr, stdout, stop := startWorker(t, b, "schedules:\n  sync: \"\"\n  insights: \"\"\n  posts: \"\"\n  export: \"\"\n")
+	defer stop()
+	require.Contains(t, stdout.String(), "runs page on http://"+addr+"/ (River's UI on /riverui/)")
+
+	r := b.run(t, "sync", "--entities", "campaigns")
+	require.Equal(t, 0, r.code, r.stderr)
+	pool := b.pool(t)
+	require.Eventually(t, func() bool {
+		var outcome string
+		_ = pool.QueryRow(context.Background(), `SELECT outcome FROM sync_runs WHERE pipeline = 'sync' ORDER BY id DESC LIMIT 1`).Scan(&outcome)
+		return outcome == "succeeded"
+	}, 30*time.Second, 50*time.Millisecond, "the worker ran the queued sync")
+
+	// Root runs Chromium without its sandbox, which needs user namespaces.
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 900))...)
+	defer cancelAlloc()
+	errs := &consoleErrors{}
+	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithListener(errs.listen))
+	defer cancel()
+	require.NoError(t, chromedp.Do(ctx), "starting chromium") // the first Run starts the browser: no timeout on it
+	ctx, cancelTimeout := context.WithTimeout(ctx, 45*time.Second)
+	defer cancelTimeout()
+	dir := t.TempDir()
+	shot := func(name string) {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), png, 0o644))
+		t.Logf("screenshot: %s", filepath.Join(dir, name))
+	}
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/"),
+		chromedp.WaitVisible(chromedp.CSS("table#runs")), chromedp.WaitVisible(chromedp.CSS("#chart svg rect.bar.synced"))))
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("table#runs tbody")))
+	require.NoError(t, err)
+	require.Contains(t, text, "sync")
+	require.Contains(t, text, "succeeded")
+	bars, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#chart svg rect.bar.synced').length`))
+	require.NoError(t, err)
+	require.Equal(t, 30, bars)
+	shot("runs.png")
+	require.Empty(t, errs.take(), "the runs page logs no errors")
+
+	err = chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/riverui/jobs?state=completed"),
+		chromedp.Poll[chromedp.Void](`document.body.innerText.includes('sync_unit') && document.body.innerText.includes('sync_run')`, chromedp.WithPollingTimeout(30*time.Second)))
+	require.NoError(t, err, "River's UI lists the sync's completed jobs")
+	shot("riverui.png")
+	require.Empty(t, errs.take(), "River's UI logs no errors")
+}
