@@ -36,8 +36,6 @@ type Options struct {
 	// halt, when set, is asked at each commit step ("written", "placed", "committed")
 	// whether the run stops there as if the process died: no cleanup.
 	halt func(step string) bool
-	// chunkRows, when set, replaces sortChunkRows (see chunked).
-	chunkRows int
 }
 
 // TableResult is what a run exported of one table.
@@ -248,12 +246,12 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '64MB'"); err != nil {
 			return err
 		}
-		rows, err := openRows(ctx, tx, t, cols, q, high, low, opts.chunkRows)
+		rows, err := tx.Query(ctx, q, high, low)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		n, err := pipeRows(rows, newRowBuilder(t, pw.run, tx.Conn().TypeMap()), pw, func(n int64) error {
+		n, err := pipeRows(rows, newRowBuilder(t, pw.run, typeMap(rows)), pw, func(n int64) error {
 			if opts.Progress != nil && n%10000 == 0 {
 				opts.Progress(t.Name, n)
 			}
@@ -280,29 +278,6 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 	return tr, nil
 }
 
-// openRows runs an export's query: q itself, or for a full export of a
-// table ordered by account first, its ranges of accounts (see chunked).
-func openRows(ctx context.Context, tx pgx.Tx, t Table, cols []string, q string, high time.Time, low *time.Time, chunk int) (interface {
-	rowSource
-	Close()
-}, error) {
-	if low == nil && chunked(t) {
-		if chunk <= 0 {
-			chunk = sortChunkRows
-		}
-		ranges, err := accountRanges(ctx, tx, t, high, chunk)
-		if err != nil {
-			return nil, err
-		}
-		if len(ranges) > 0 {
-			rq := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) < $1 AND account_id BETWEEN $2 AND $3 ORDER BY %s",
-				strings.Join(cols, ", "), t.From, t.ChangedAt, t.OrderBy)
-			return openRangeRows(ctx, tx, rq, high, ranges)
-		}
-	}
-	return tx.Query(ctx, q, high, low)
-}
-
 // batchRows is how many rows go from the reader to the writer at once.
 const batchRows = 1024
 
@@ -324,7 +299,7 @@ const batchesInFlight = 4
 // compresses them, so both cores work. afterRow is called after each row.
 // The writer copies every value it is given, so a written batch's slab and
 // arena are filled again rather than garbage for the collector.
-func pipeRows(rows rowSource, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
+func pipeRows(rows pgx.Rows, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
 	if err := b.check(rows.FieldDescriptions()); err != nil {
 		return 0, err
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -380,33 +379,4 @@ func insertItemsIn(t *testing.T, tx pgx.Tx, id int) {
 	_, err := tx.Exec(context.Background(), `INSERT INTO test_items (id, name, active, tags, volumes, created_at, raw)
 		VALUES ($1, 'late', true, '{}', '{}', now(), '{}')`, id)
 	require.NoError(t, err)
-}
-
-// A full export of a table ordered by account first, as the advertising
-// tables are, reads it by ranges of accounts: the rows come out as one
-// sorted query would give them, whatever the range size.
-func TestAFullExportByAccountRangesWritesTheRowsOfOneSortedQuery(t *testing.T) {
-	t.Parallel()
-	pool, out := setup(t, 1)
-	ctx := context.Background()
-	// Accounts of uneven sizes (one larger than a range), ids whose text
-	// order is not their numeric order, rows written in no order.
-	_, err := pool.Exec(ctx, `INSERT INTO campaigns (account_id, id, name, raw, doc_hash)
-		SELECT 'acct' || (g * 7919 % 9), (g * 104729 % 1000)::text, 'c' || g, '{}', 'h' FROM generate_series(1, 400) g
-		WHERE g * 7919 % 9 <> 4 OR g < 30
-		ON CONFLICT DO NOTHING`)
-	require.NoError(t, err)
-	var want string
-	require.NoError(t, pool.QueryRow(ctx, `SELECT string_agg(account_id || ':' || id, ',' ORDER BY account_id, id) FROM campaigns`).Scan(&want))
-
-	for _, chunk := range []int{7, 45, 1000} {
-		dir := filepath.Join(out, fmt.Sprint(chunk))
-		res, err := Run(ctx, pool, Options{Out: dir, Tables: []string{"campaigns"}, Full: true, chunkRows: chunk})
-		require.NoError(t, err)
-		fs := files(res, dir)
-		require.Len(t, fs, 1)
-		d := duck(t, fs, map[string]string{"order": "SELECT string_agg(account_id || ':' || id, ',' ORDER BY file_row_number) AS got FROM read_parquet(" +
-			quoteList(fs) + ", file_row_number = true)"})
-		require.Equal(t, want, d.Queries["order"][0]["got"], "ranges of about %d rows", chunk)
-	}
 }

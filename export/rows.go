@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/parquet-go/parquet-go"
@@ -326,3 +327,4 @@ func floorDiv(a, b int64) int64 {
 }
 
 // typeMap is the connection's type map, for the fallback decoder.
+func typeMap(rows pgx.Rows) *pgtype.Map { return rows.Conn().TypeMap() }
