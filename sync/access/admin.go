@@ -3,7 +3,6 @@ package access
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -37,19 +36,11 @@ func Verify(ctx context.Context, c *api.Client) (Verified, error) {
 	}
 	v.UserID = api.TokenUserID(c.UserToken())
 	if v.UserID == "" && len(v.Accounts) > 0 {
-		resp, err := c.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds,
-			Path:     "/12/accounts/" + url.PathEscape(v.Accounts[0]) + "/authenticated_user_access",
-			Endpoint: "GET /12/accounts/{account_id}/authenticated_user_access", Auth: api.AuthUser, AccountID: v.Accounts[0]})
+		id, _, err := userAccess(ctx, c, v.Accounts[0])
 		if err != nil {
 			return Verified{}, err
 		}
-		env, err := api.Decode[api.Single[struct {
-			UserID string `json:"user_id"`
-		}]]("GET /12/accounts/{account_id}/authenticated_user_access", resp.Body)
-		if err != nil {
-			return Verified{}, err
-		}
-		v.UserID = env.Data.UserID
+		v.UserID = id
 	}
 	if v.UserID == "" {
 		return Verified{}, fmt.Errorf("the token names no user and reaches no account: adsync cannot tell whose it is")

@@ -251,26 +251,36 @@ func (s *Set) readPermissions(ctx context.Context, u *User, accountID string) ([
 	return perms, SetPermissions(ctx, s.Pool, accountID, u.ID, perms)
 }
 
-// Permissions reads what authenticated_user_access answers c's user on
-// account.
-func Permissions(ctx context.Context, c *api.Client, accountID string) ([]string, error) {
+// endpointUserAccess is the route that answers a token's user and its
+// permissions on an account.
+const endpointUserAccess = "GET /12/accounts/{account_id}/authenticated_user_access"
+
+// userAccess is what authenticated_user_access answers c's user on account.
+func userAccess(ctx context.Context, c *api.Client, accountID string) (userID string, permissions []string, err error) {
 	resp, err := c.Do(ctx, &api.Request{Method: "GET", Base: api.BaseAds,
 		Path:     "/12/accounts/" + url.PathEscape(accountID) + "/authenticated_user_access",
-		Endpoint: "GET /12/accounts/{account_id}/authenticated_user_access", Auth: api.AuthUser, AccountID: accountID})
+		Endpoint: endpointUserAccess, Auth: api.AuthUser, AccountID: accountID})
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	env, err := api.Decode[api.Single[struct {
 		UserID      string   `json:"user_id"`
 		Permissions []string `json:"permissions"`
-	}]]("GET /12/accounts/{account_id}/authenticated_user_access", resp.Body)
+	}]](endpointUserAccess, resp.Body)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if env.Data.Permissions == nil {
-		return []string{}, nil
+		return env.Data.UserID, []string{}, nil
 	}
-	return env.Data.Permissions, nil
+	return env.Data.UserID, env.Data.Permissions, nil
+}
+
+// Permissions reads what authenticated_user_access answers c's user on
+// account.
+func Permissions(ctx context.Context, c *api.Client, accountID string) ([]string, error) {
+	_, perms, err := userAccess(ctx, c, accountID)
+	return perms, err
 }
 
 // CheckRoles reads the permissions of user on every account it reaches
