@@ -3,6 +3,10 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +58,46 @@ type cpuSpan struct {
 }
 
 func startCPU(m measure.CPU) cpuSpan { return cpuSpan{m: m, all: m.Now(), server: m.Server()} }
+
+// benchProfileEnv names a directory: each BenchmarkSync phase then writes
+// its client CPU profile there (NAME.cpu.pprof) and, when Postgres has
+// pg_stat_statements loaded, the statements it ran by total time
+// (NAME.sql.txt): a profile of one phase, not of the whole benchmark.
+const benchProfileEnv = "ADSYNC_BENCH_PROFILE"
+
+// profilePhase starts the phase's profiles when benchProfileEnv is set; the
+// returned func writes them.
+func profilePhase(b *testing.B, pool *pgxpool.Pool, name string) func() {
+	dir := os.Getenv(benchProfileEnv)
+	if dir == "" {
+		return func() {}
+	}
+	ctx := context.Background()
+	_, sqlErr := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()`)
+	f, err := os.Create(filepath.Join(dir, name+".cpu.pprof"))
+	require.NoError(b, err)
+	require.NoError(b, pprof.StartCPUProfile(f))
+	return func() {
+		pprof.StopCPUProfile()
+		require.NoError(b, f.Close())
+		if sqlErr != nil {
+			return
+		}
+		rows, err := pool.Query(ctx, `SELECT calls, round(total_exec_time)::bigint, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 300)
+FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 40`)
+		require.NoError(b, err)
+		var out strings.Builder
+		fmt.Fprintf(&out, "%8s %8s %9s  %s\n", "calls", "ms", "rows", "query")
+		var calls, ms, n int64
+		var q string
+		_, err = pgx.ForEachRow(rows, []any{&calls, &ms, &n, &q}, func() error {
+			fmt.Fprintf(&out, "%8d %8d %9d  %s\n", calls, ms, n, q)
+			return nil
+		})
+		require.NoError(b, err)
+		require.NoError(b, os.WriteFile(filepath.Join(dir, name+".sql.txt"), []byte(out.String()), 0o644))
+	}
+}
 
 // report reports wall and CPU seconds, and Postgres's CPU seconds.
 func (s cpuSpan) report(b *testing.B, wall time.Duration) {
@@ -111,9 +155,11 @@ func BenchmarkSync(b *testing.B) {
 			_, err := pool.Exec(ctx, `TRUNCATE campaigns, cards, accounts, sync_bookmarks`)
 			require.NoError(b, err)
 			b.StartTimer()
+			stop := profilePhase(b, pool, "sync")
 			c0, start := startCPU(cpu), time.Now()
 			id := runSync(b, deps, c, full)
 			report(b, records, time.Since(start), c0)
+			stop()
 			b.StopTimer()
 			r, err := pool.Query(ctx, `SELECT DISTINCT account_id FROM sync_run_units WHERE run_id = $1 AND account_id <> '' ORDER BY 1`, id)
 			require.NoError(b, err)
@@ -137,9 +183,11 @@ func BenchmarkSync(b *testing.B) {
 	b.Run("resync_unchanged", func(b *testing.B) {
 		require.NotEmpty(b, rows, "run with the sync sub-benchmark")
 		for i := 0; i < b.N; i++ {
+			stop := profilePhase(b, pool, "resync_unchanged")
 			c0, start := startCPU(cpu), time.Now()
 			id := runSync(b, deps, c, full)
 			report(b, records, time.Since(start), c0)
+			stop()
 			var fetched, unchanged, written int64
 			require.NoError(b, pool.QueryRow(ctx, `SELECT sum(fetched), sum(unchanged), sum(inserted + updated + deleted)
 FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(&fetched, &unchanged, &written))
@@ -155,9 +203,11 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			_, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_fetch; CREATE TABLE bench_fetch (account_id text, raw jsonb)`)
 			require.NoError(b, err)
 			b.StartTimer()
+			stop := profilePhase(b, pool, "fetch_copy")
 			c0, start := startCPU(cpu), time.Now()
 			n := fetchCopy(b, deps.API, pool, accounts, entities)
 			report(b, records, time.Since(start), c0)
+			stop()
 			require.Equal(b, records, n)
 		}
 	})
@@ -166,9 +216,11 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 	// stored; the floor of an unchanged re-sync, which must read them all.
 	b.Run("fetch_only", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
+			stop := profilePhase(b, pool, "fetch_only")
 			c0, start := startCPU(cpu), time.Now()
 			n := fetchCopy(b, deps.API, nil, accounts, entities)
 			report(b, records, time.Since(start), c0)
+			stop()
 			require.Equal(b, records, n)
 		}
 	})
