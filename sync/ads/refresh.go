@@ -22,7 +22,7 @@ func (e *Entity) Refresh() string {
 			b.WriteString(" streamed into one COPY and merged in one transaction")
 		}
 	case e.Incremental:
-		b.WriteString("incremental (`sort_by=updated_at-desc`, `with_deleted=true`) from the bookmark minus `sync.overlap`; `--full`: the whole list")
+		b.WriteString("incremental (`sort_by=updated_at-desc`, `with_deleted=true`) from the bookmark minus `sync.overlap`; `--full`: the whole list (`sort_by=created_at-asc`)")
 	default:
 		b.WriteString("every run, the whole list")
 	}

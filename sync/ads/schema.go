@@ -192,7 +192,9 @@ func (e *Entity) MergeSQL() string {
 }
 
 // SweepSQL tombstones the live rows of a unit that a complete listing did
-// not return (records removed for good, like deleted draft posts). The
+// not return (records removed for good, like deleted draft posts): the ids
+// of the pages it stored and of the kept pages it found again (see
+// store.MatchPrint) are what it returned. The
 // doc_hash is cleared so the record is rewritten if it ever comes back.
 // EXCEPT keeps the plan linear whatever the statistics say (a nested-loop
 // anti-join on fresh tables is quadratic). Parameters: $1 run id, $2
@@ -210,7 +212,9 @@ func (e *Entity) SweepSQL() string {
 WHERE %s AND id IN (
     SELECT id FROM %s WHERE %s AND NOT deleted
     EXCEPT
-    SELECT unnest(ids) FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3)`, e.Name, acctCond, e.Name, acctCond)
+    (SELECT unnest(ids) FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3
+     UNION ALL
+     SELECT unnest(ids) FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run = $1))`, e.Name, acctCond, e.Name, acctCond)
 }
 
 // ParentSweepSQL tombstones the live rows of an entity listed by its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,7 +53,22 @@ type Unit struct {
 	// User acts for the unit when the deployment has a set of users (see
 	// Syncer.Users); nil: the Syncer's API client.
 	User *access.User
+
+	// printsFrom is the run whose page prints the unit trusts (see
+	// store.ClaimPrints), 0 for none; set as the unit's sync starts.
+	printsFrom int64
 }
+
+// printed says whether the entity's complete units keep page prints (see
+// store.ClaimPrints): a listing stored page by page, of one account's rows.
+// An access list's pages record more than rows, and a streamed listing is
+// stored whole.
+func (e *Entity) printed() bool {
+	return e.HasAccount() && !e.AccessList && !e.Streamed()
+}
+
+// Printed says whether e's complete units keep page prints.
+func Printed(e *Entity) bool { return e.printed() }
 
 // Key is the unit's record key.
 func (u *Unit) Key() store.UnitKey {
@@ -112,6 +128,15 @@ func (s *Syncer) sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint
 	e := u.Entity
 	if e.Streamed() {
 		return s.syncStreamed(ctx, u, resume, cp)
+	}
+	if e.printed() {
+		// Before anything is written: the unit's writes end the trust in
+		// the kept prints, unless it is complete and keeps new ones.
+		from, err := store.ClaimPrints(ctx, s.Pool, u.AccountID, e.Name, u.Complete())
+		if err != nil {
+			return err
+		}
+		u.printsFrom = from
 	}
 	parts, err := s.parts(ctx, u)
 	if err != nil {
@@ -239,7 +264,17 @@ func query(u *Unit, part string) url.Values {
 		q.Set("with_deleted", "true")
 	}
 	if e.Incremental {
-		q.Set("sort_by", "updated_at-desc")
+		// An incremental listing reads the latest changes first and stops
+		// at the bookmark. A complete one reads in creation order: a record
+		// changed while the listing is read keeps its place (by updated_at
+		// it would move to a page already read, and be swept as gone), and
+		// new records come last, so the pages before them keep their bytes
+		// and are found by their print (see store.ClaimPrints).
+		if u.Complete() {
+			q.Set("sort_by", "created_at-asc")
+		} else {
+			q.Set("sort_by", "updated_at-desc")
+		}
 	}
 	return q
 }
@@ -370,123 +405,55 @@ func stamp(s string) *time.Time {
 // canonicalizers are storePage's, kept from page to page.
 var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
 
-// storePage merges one page and records its counts, seen ids and cursor in
-// one transaction. It returns the oldest updated_at of the page.
+// stagedPage is a page's records read and canonicalized, ready to store.
+type stagedPage struct {
+	raws []json.RawMessage
+	// recs are the distinct records (the last copy of a repeated id wins),
+	// ids their ids.
+	recs           []store.StagedRecord
+	ids            []string
+	oldest, newest *time.Time
+}
+
+// storePage stores one listed page and its cursor in one transaction. A
+// page whose print is among the prints the unit trusts is only counted as
+// unchanged, its records unread (see store.MatchPrint); any other is read
+// and merged with its counts and seen ids (writePage). It returns the
+// oldest updated_at of the page (nil for a page found by its print: only
+// complete units trust prints, and they never stop early).
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
-	e := u.Entity
-	recs := make([]store.StagedRecord, 0, len(raws))
-	index := make(map[string]int, len(raws))
-	var oldest, newest *time.Time
-	// The records' canonical bytes share one buffer (a record's are at most
-	// a few bytes longer than its raw ones, but for escapes), and the
-	// canonicalizer with its buffers serves page after page: nothing of a
-	// page is held once it is stored.
+	var print []byte
+	if u.Complete() && u.Entity.printed() {
+		print = pagePrint(part, raws)
+	}
+	// The records' canonical bytes share one buffer, and the canonicalizer
+	// with its buffers serves page after page: nothing of a page is held
+	// once it is stored.
 	canon := canonicalizers.Get().(*canonicalizer)
 	defer canonicalizers.Put(canon)
-	size := 0
-	for _, raw := range raws {
-		size += len(raw)
-	}
-	if size += size / 8; cap(canon.arena) < size {
-		canon.arena = make([]byte, 0, size)
-	}
-	canon.arena = canon.arena[:0]
-	for _, raw := range raws {
-		r, err := canon.stage(u, part, raw)
-		if err != nil {
+	var p *stagedPage
+	if u.printsFrom == 0 {
+		// Nothing to look up first: read the page before the transaction.
+		var err error
+		if p, err = canon.stagePage(u, part, raws); err != nil {
 			return nil, err
 		}
-		if t := r.UpdatedAt; t != nil {
-			if oldest == nil || t.Before(*oldest) {
-				oldest = t
-			}
-			if newest == nil || t.After(*newest) {
-				newest = t
-			}
-		}
-		// One statement cannot update a row twice: the last copy wins.
-		if i, ok := index[r.ID]; ok {
-			recs[i] = r
-			continue
-		}
-		index[r.ID] = len(recs)
-		recs = append(recs, r)
-	}
-	ids := make([]string, len(recs))
-	for i := range recs {
-		ids[i] = recs[i].ID
 	}
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		// Records whose stored doc_hash is theirs are unchanged: they are
-		// neither copied nor merged (the merge would leave them as they
-		// are), only counted and marked seen. New records are copied
-		// straight into the table when Go computed their typed columns;
-		// the others (changed ones) are staged and merged.
-		var changed, fresh []store.StagedRecord
-		var top []topMember
-		progressed := false
-		direct := true
-		if len(recs) > 0 {
-			// One statement returns the records whose stored row differs
-			// (new ones flagged) and, for a complete unit, marks the page's
-			// ids seen: an unchanged page gets no row back.
-			hashes := make([]string, len(recs))
-			for i := range recs {
-				hashes[i] = recs[i].DocHash
-			}
-			var seen *store.Seen
-			if u.Complete() {
-				seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name}
-			}
-			// An unchanged page's progress is recorded by the same
-			// statement.
-			progress := &store.UnchangedProgress{Unit: u.Key(), Fetched: int64(len(raws)), Records: int64(len(recs)), MaxUpdated: newest}
-			newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, ids, hashes, seen, progress)
+		if p == nil {
+			found, err := store.MatchPrint(ctx, tx, u.Key(), u.printsFrom, print, int64(len(raws)))
 			if err != nil {
-				return fmt.Errorf("storing %s: %w", e.Name, err)
-			}
-			if len(newIdx) == 0 && len(changedIdx) == 0 {
-				progressed = true
-			}
-			for _, i := range newIdx {
-				r := recs[i]
-				if direct {
-					r.Typed, direct = typedValuesInto(e, part, r.Raw, &top)
-				}
-				fresh = append(fresh, r)
-			}
-			for _, i := range changedIdx {
-				changed = append(changed, recs[i])
-			}
-		}
-		var inserted, deleted int64
-		if direct && len(fresh) > 0 {
-			var ok bool
-			var err error
-			inserted, deleted, ok, err = store.InsertNew(ctx, tx, e.Name, e.insertColumns(), fresh, e.insertRow)
-			if err != nil {
-				return fmt.Errorf("storing %s: %w", e.Name, err)
-			}
-			direct = ok
-		}
-		if !direct {
-			changed = append(changed, fresh...)
-		}
-		mc, err := store.MergePage(ctx, tx, e.MergeSQL(), changed)
-		if err != nil {
-			return fmt.Errorf("storing %s: %w", e.Name, err)
-		}
-		mc.Inserted += inserted
-		mc.Deleted += deleted
-		mc.Unchanged = int64(len(recs)) - mc.Inserted - mc.Updated
-		if !progressed {
-			if err := store.PageProgress(ctx, tx, u.Key(), int64(len(raws)), mc, newest); err != nil {
 				return err
 			}
+			if !found {
+				if p, err = canon.stagePage(u, part, raws); err != nil {
+					return err
+				}
+			}
 		}
-		if e.AccessList && u.User != nil {
-			if err := access.RecordListed(ctx, tx, u.RunID, u.User.ID, ids); err != nil {
-				return fmt.Errorf("recording the accounts user %s reaches: %w", u.User.ID, err)
+		if p != nil {
+			if err := s.writePage(ctx, tx, u, part, p, print); err != nil {
+				return err
 			}
 		}
 		if cp != nil {
@@ -494,7 +461,153 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		}
 		return nil
 	})
-	return oldest, err
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return p.oldest, nil
+}
+
+// pagePrint is the print of a listed page (see store.ClaimPrints): the
+// SHA-256 of its part and its raw records, each preceded by its length.
+func pagePrint(part string, raws []json.RawMessage) []byte {
+	h := sha256.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+	h.Write(n[:])
+	h.Write([]byte(part))
+	for _, raw := range raws {
+		binary.BigEndian.PutUint64(n[:], uint64(len(raw)))
+		h.Write(n[:])
+		h.Write(raw)
+	}
+	return h.Sum(nil)
+}
+
+// stagePage canonicalizes a page's records into c's arena.
+func (c *canonicalizer) stagePage(u *Unit, part string, raws []json.RawMessage) (*stagedPage, error) {
+	p := &stagedPage{raws: raws, recs: make([]store.StagedRecord, 0, len(raws))}
+	index := make(map[string]int, len(raws))
+	// A record's canonical bytes are at most a few bytes longer than its
+	// raw ones, but for escapes.
+	size := 0
+	for _, raw := range raws {
+		size += len(raw)
+	}
+	if size += size / 8; cap(c.arena) < size {
+		c.arena = make([]byte, 0, size)
+	}
+	c.arena = c.arena[:0]
+	for _, raw := range raws {
+		r, err := c.stage(u, part, raw)
+		if err != nil {
+			return nil, err
+		}
+		if t := r.UpdatedAt; t != nil {
+			if p.oldest == nil || t.Before(*p.oldest) {
+				p.oldest = t
+			}
+			if p.newest == nil || t.After(*p.newest) {
+				p.newest = t
+			}
+		}
+		// One statement cannot update a row twice: the last copy wins.
+		if i, ok := index[r.ID]; ok {
+			p.recs[i] = r
+			continue
+		}
+		index[r.ID] = len(p.recs)
+		p.recs = append(p.recs, r)
+	}
+	p.ids = make([]string, len(p.recs))
+	for i := range p.recs {
+		p.ids[i] = p.recs[i].ID
+	}
+	return p, nil
+}
+
+// writePage merges a staged page and records its counts and seen ids (with
+// its print, when it has one), in the page's transaction.
+func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string, p *stagedPage, print []byte) error {
+	e := u.Entity
+	// Records whose stored doc_hash is theirs are unchanged: they are
+	// neither copied nor merged (the merge would leave them as they are),
+	// only counted and marked seen. New records are copied straight into
+	// the table when Go computed their typed columns; the others (changed
+	// ones) are staged and merged.
+	fresh, changed, unchanged, err := s.sortPage(ctx, tx, u, p, print)
+	if err != nil {
+		return err
+	}
+	var top []topMember
+	direct := true
+	for i := range fresh {
+		if !direct {
+			break
+		}
+		fresh[i].Typed, direct = typedValuesInto(e, part, fresh[i].Raw, &top)
+	}
+	var inserted, deleted int64
+	if direct && len(fresh) > 0 {
+		var ok bool
+		inserted, deleted, ok, err = store.InsertNew(ctx, tx, e.Name, e.insertColumns(), fresh, e.insertRow)
+		if err != nil {
+			return fmt.Errorf("storing %s: %w", e.Name, err)
+		}
+		direct = ok
+	}
+	if !direct {
+		changed = append(changed, fresh...)
+	}
+	mc, err := store.MergePage(ctx, tx, e.MergeSQL(), changed)
+	if err != nil {
+		return fmt.Errorf("storing %s: %w", e.Name, err)
+	}
+	mc.Inserted += inserted
+	mc.Deleted += deleted
+	mc.Unchanged = int64(len(p.recs)) - mc.Inserted - mc.Updated
+	if !unchanged {
+		if err := store.PageProgress(ctx, tx, u.Key(), int64(len(p.raws)), mc, p.newest); err != nil {
+			return err
+		}
+	}
+	if e.AccessList && u.User != nil {
+		if err := access.RecordListed(ctx, tx, u.RunID, u.User.ID, p.ids); err != nil {
+			return fmt.Errorf("recording the accounts user %s reaches: %w", u.User.ID, err)
+		}
+	}
+	return nil
+}
+
+// sortPage tells a staged page's new records from its changed ones, in one
+// statement that, for a complete unit, also marks the page's ids seen (with
+// its print) and, when no record differs, records the page's progress
+// (unchanged reports it). An empty page needs no statement.
+func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage, print []byte) (fresh, changed []store.StagedRecord, unchanged bool, err error) {
+	if len(p.recs) == 0 {
+		return nil, nil, false, nil
+	}
+	e := u.Entity
+	hashes := make([]string, len(p.recs))
+	for i := range p.recs {
+		hashes[i] = p.recs[i].DocHash
+	}
+	var seen *store.Seen
+	if u.Complete() {
+		seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name,
+			Print: print, Records: len(p.recs), MaxUpdated: p.newest}
+	}
+	progress := &store.UnchangedProgress{Unit: u.Key(), Fetched: int64(len(p.raws)), Records: int64(len(p.recs)), MaxUpdated: p.newest}
+	newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, p.ids, hashes, seen, progress)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("storing %s: %w", e.Name, err)
+	}
+	for _, i := range newIdx {
+		fresh = append(fresh, p.recs[i])
+	}
+	for _, i := range changedIdx {
+		changed = append(changed, p.recs[i])
+	}
+	return fresh, changed, len(newIdx) == 0 && len(changedIdx) == 0, nil
 }
 
 // ErrUnitDone is returned by Finish for a unit already finished.
@@ -513,33 +626,8 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 		if state != store.UnitRunning {
 			return ErrUnitDone
 		}
-		if u.Entity.Parents != nil {
-			// Whether or not the listing was complete: the children of
-			// parents stored deleted were not asked for.
-			tag, err := tx.Exec(ctx, u.Entity.ParentSweepSQL(), u.AccountID)
-			if err != nil {
-				return fmt.Errorf("sweeping %s of deleted %s: %w", u.Entity.Name, u.Entity.Parents.Entity, err)
-			}
-			if n := tag.RowsAffected(); n > 0 {
-				if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
-					return err
-				}
-			}
-		}
-		// A streamed listing made its tombstones with its records.
-		if u.Complete() && !u.Entity.Streamed() {
-			n, err := store.Sweep(ctx, tx, u.Entity.SweepSQL(), u.RunID, u.AccountID, u.Entity.Name)
-			if err != nil {
-				return fmt.Errorf("sweeping %s: %w", u.Entity.Name, err)
-			}
-			if u.Entity.AccessList {
-				n = 0 // an account out of reach is not deleted
-			}
-			if n > 0 {
-				if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
-					return err
-				}
-			}
+		if err := s.sweep(ctx, tx, u); err != nil {
+			return err
 		}
 		if err := store.CompleteUnit(ctx, tx, u.Key(), u.Complete()); err != nil || u.Inline {
 			return err
@@ -548,4 +636,65 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 		return err
 	})
 	return runDone, err
+}
+
+// sweep tombstones, in Finish's transaction, the rows of the unit's account
+// that its listing leaves out: children of parents stored deleted, and
+// for a complete listing what it did not return. A complete unit of a
+// printed entity keeps its pages' prints (see store.ClaimPrints); one that
+// found every kept page again and stored none has nothing to tombstone and
+// skips the sweep.
+func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit) error {
+	e := u.Entity
+	var parentSwept int64
+	if e.Parents != nil {
+		// Whether or not the listing was complete: the children of
+		// parents stored deleted were not asked for.
+		tag, err := tx.Exec(ctx, e.ParentSweepSQL(), u.AccountID)
+		if err != nil {
+			return fmt.Errorf("sweeping %s of deleted %s: %w", e.Name, e.Parents.Entity, err)
+		}
+		if parentSwept = tag.RowsAffected(); parentSwept > 0 {
+			if err := store.AddSwept(ctx, tx, u.Key(), parentSwept); err != nil {
+				return err
+			}
+		}
+	}
+	// A streamed listing made its tombstones with its records.
+	if !u.Complete() || e.Streamed() {
+		return nil
+	}
+	printed := e.printed()
+	changed := true
+	if printed && u.printsFrom != 0 {
+		var err error
+		if changed, err = store.PrintsChanged(ctx, tx, u.Key()); err != nil {
+			return fmt.Errorf("sweeping %s: %w", e.Name, err)
+		}
+	}
+	if changed {
+		if printed {
+			if err := store.KeepPrints(ctx, tx, u.Key()); err != nil {
+				return err
+			}
+		}
+		n, err := store.Sweep(ctx, tx, e.SweepSQL(), u.RunID, u.AccountID, e.Name)
+		if err != nil {
+			return fmt.Errorf("sweeping %s: %w", e.Name, err)
+		}
+		if e.AccessList {
+			n = 0 // an account out of reach is not deleted
+		}
+		if n > 0 {
+			if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
+				return err
+			}
+		}
+	}
+	// Rows tombstoned as children of deleted parents may be on the pages
+	// kept: the next unit reads every page again.
+	if printed && parentSwept == 0 {
+		return store.TrustPrints(ctx, tx, u.Key())
+	}
+	return nil
 }

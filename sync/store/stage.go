@@ -186,6 +186,12 @@ type Seen struct {
 	RunID     int64
 	AccountID string
 	Entity    string
+	// Print, when set, is the page's print (see ClaimPrints), kept with
+	// its ids, its count of distinct records and their latest updated_at,
+	// so that the unit's end can keep it.
+	Print      []byte
+	Records    int
+	MaxUpdated *time.Time
 }
 
 // UnchangedProgress is the progress a page adds to its unit when none of
@@ -224,8 +230,9 @@ func ChangedRecords(ctx context.Context, tx pgx.Tx, table string, hasAccount boo
     LEFT JOIN ` + pgx.Identifier{table}.Sanitize() + ` t ON t.id = p.id` + acct + `
     WHERE t.doc_hash IS DISTINCT FROM p.doc_hash)`
 	if seen != nil {
-		q += `, seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids)
-    VALUES (` + arg(seen.RunID) + `::bigint, ` + arg(seen.AccountID) + `::text, ` + arg(seen.Entity) + `::text, $1))`
+		q += `, seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids, print, records, max_updated)
+    VALUES (` + arg(seen.RunID) + `::bigint, ` + arg(seen.AccountID) + `::text, ` + arg(seen.Entity) + `::text, $1, ` +
+			arg(seen.Print) + `::bytea, ` + arg(seen.Records) + `::int4, ` + arg(seen.MaxUpdated) + `::timestamptz))`
 	}
 	if progress != nil {
 		k := progress.Unit

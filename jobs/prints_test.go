@@ -1,0 +1,145 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/ads"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+// unitPages sums the pages a run's units of entity listed, and those of
+// them found unchanged by their print.
+func unitPages(t *testing.T, pool *pgxpool.Pool, runID int64, entity string) (pages, known int) {
+	t.Helper()
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT coalesce(sum(pages), 0), coalesce(sum(known_pages), 0)
+FROM sync_run_units WHERE run_id = $1 AND entity = $2`, runID, entity).Scan(&pages, &known))
+	return pages, known
+}
+
+// requireTruth checks the table's live and deleted rows per account against
+// the fake's.
+func requireTruth(t *testing.T, b *syncBundle, entity string) {
+	t.Helper()
+	truth := b.fake.Srv.AdsTruth()
+	got := tableCounts(t, b.pool, entity)
+	for acct, per := range truth.Accounts {
+		if acct == "" || per[entity].Live+per[entity].Deleted == 0 {
+			continue
+		}
+		require.Equal(t, [2]int{per[entity].Live, per[entity].Deleted}, got[acct], "%s of account %s", entity, acct)
+	}
+}
+
+func TestUnchangedFullRunFindsEveryPageByItsPrintAndWritesNoRow(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
+	first := b.run(t, full)
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	pages, known := unitPages(t, b.pool, first.ID, "campaigns")
+	require.Positive(t, pages)
+	require.Zero(t, known, "a first run has no prints to find")
+	before := rowStates(t, b.pool, "campaigns")
+
+	second := b.run(t, full)
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	pages, known = unitPages(t, b.pool, second.ID, "campaigns")
+	require.Equal(t, pages, known, "every page of an unchanged listing is known by its print")
+	c := entityCounts(second, "campaigns")
+	require.EqualValues(t, len(before), c.Fetched)
+	require.EqualValues(t, len(before), c.Unchanged)
+	require.Zero(t, c.Inserted+c.Updated+c.Deleted)
+	require.Equal(t, before, rowStates(t, b.pool, "campaigns"), "no row was written")
+
+	// Records added, changed, deleted and gone for good: their pages are
+	// read again, the others not, and the table follows the service.
+	_, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "campaigns", Add: 2, Change: 2, Delete: 2})
+	require.NoError(t, err)
+	third := b.run(t, full)
+	require.Equal(t, "succeeded", third.Outcome, third.Error)
+	pages, known = unitPages(t, b.pool, third.ID, "campaigns")
+	require.Less(t, known, pages)
+	require.Positive(t, known)
+	requireTruth(t, b, "campaigns")
+
+	fourth := b.run(t, full)
+	require.Equal(t, "succeeded", fourth.Outcome, fourth.Error)
+	pages, known = unitPages(t, b.pool, fourth.ID, "campaigns")
+	require.Equal(t, pages, known, "the prints kept by a run that stored changes are trusted next")
+	requireTruth(t, b, "campaigns")
+}
+
+func TestRowsDeletedByHandAreStoredAgainByTheNextFullRun(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	full := jobs.SyncRunArgs{Entities: []string{"campaigns", "line_items"}, Full: true}
+	first := b.run(t, full)
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	ctx := context.Background()
+	var acct string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT account_id FROM campaigns GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`).Scan(&acct))
+	tag, err := b.pool.Exec(ctx, `DELETE FROM campaigns WHERE account_id = $1 AND id IN (SELECT id FROM campaigns WHERE account_id = $1 LIMIT 2)`, acct)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, tag.RowsAffected())
+	_, err = b.pool.Exec(ctx, `TRUNCATE line_items`)
+	require.NoError(t, err)
+
+	second := b.run(t, full)
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	for _, e := range full.Entities {
+		pages, known := unitPages(t, b.pool, second.ID, e)
+		require.Positive(t, pages)
+		require.Zero(t, known, "%s: rows deleted by hand distrust the table's prints", e)
+		requireTruth(t, b, e)
+	}
+}
+
+func TestAnIncrementalRunEndsTheTrustInPrints(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
+	require.Equal(t, "succeeded", b.run(t, full).Outcome)
+	_, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "campaigns", Change: 2})
+	require.NoError(t, err)
+	inc := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}})
+	require.Equal(t, "succeeded", inc.Outcome, inc.Error)
+	_, known := unitPages(t, b.pool, inc.ID, "campaigns")
+	require.Zero(t, known, "an incremental listing does not use prints")
+	var trusted int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM sync_bookmarks WHERE entity = 'campaigns' AND prints_run IS NOT NULL`).Scan(&trusted))
+	require.Zero(t, trusted, "rows written by an incremental unit are not what the prints say")
+
+	next := b.run(t, full)
+	require.Equal(t, "succeeded", next.Outcome, next.Error)
+	_, known = unitPages(t, b.pool, next.ID, "campaigns")
+	require.Zero(t, known)
+	requireTruth(t, b, "campaigns")
+}
+
+// Every printed entity's table distrusts its prints when rows are deleted
+// by hand: a table added without the trigger would keep trusting them.
+func TestEveryPrintedTableHasItsDistrustTrigger(t *testing.T) {
+	t.Parallel()
+	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	rows, err := pool.Query(context.Background(), `SELECT c.relname FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+WHERE g.tgname = c.relname || '_distrust_prints'`)
+	require.NoError(t, err)
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		require.NoError(t, rows.Scan(&name))
+		have[name] = true
+	}
+	require.NoError(t, rows.Err())
+	for _, e := range ads.Entities() {
+		if ads.Printed(e) {
+			require.True(t, have[e.Name], "table %s has no %s_distrust_prints trigger", e.Name, e.Name)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Page prints (migration 0023): a complete unit's end keeps the print of
+// every page it listed with the ids the page held; the next complete unit
+// of the same (account, entity) records a page whose print it finds as
+// unchanged without reading its records, and skips the sweep when it found
+// every kept page and stored none.
+//
+// The prints are trusted only while nothing but the unit that kept them
+// wrote to the table's rows of the account: every unit of the entity
+// claims them as it starts (ClaimPrints clears sync_bookmarks.prints_run
+// before the unit writes anything), and a complete unit sets it again at
+// its end (KeepPrints). Units of one (account, entity) never run at once
+// (their jobs are unique), so a unit that finds prints_run set knows the
+// table is as that run left it, barring writes from outside adsync, which
+// through the triggers of migration 0023 when they delete rows.
+
+// ClaimPrints clears the prints' run of (accountID, entity) before a unit
+// writes to its rows, and returns it when the unit may use the prints:
+// complete is set (only a complete listing recognises pages). 0 means no
+// print is trusted.
+func ClaimPrints(ctx context.Context, db Querier, accountID, entity string, complete bool) (int64, error) {
+	var run *int64
+	err := db.QueryRow(ctx, `WITH old AS (
+    SELECT prints_run FROM sync_bookmarks WHERE account_id = $1 AND entity = $2),
+clear AS (UPDATE sync_bookmarks SET prints_run = NULL WHERE account_id = $1 AND entity = $2 AND prints_run IS NOT NULL)
+SELECT CASE WHEN $3 THEN old.prints_run END FROM old`, accountID, entity, complete).Scan(&run)
+	if err == pgx.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("claiming the page prints of %s of account %s: %w", entity, accountID, err)
+	}
+	if run == nil {
+		return 0, nil
+	}
+	return *run, nil
+}
+
+// MatchPrint records a page as unchanged when the prints kept by run from
+// (see ClaimPrints) hold its print: the print is marked seen by the unit's
+// run, and the unit's progress counts the page (fetched: its records,
+// repeats included) as PageProgress would count an unchanged page, and as
+// a known page. It
+// reports whether the print was found. Call it inside the page's
+// transaction.
+func MatchPrint(ctx context.Context, tx pgx.Tx, k UnitKey, from int64, print []byte, fetched int64) (bool, error) {
+	var n int
+	err := tx.QueryRow(ctx, `WITH p AS (
+    UPDATE sync_page_prints SET seen_run = $1
+    WHERE account_id = $2 AND entity = $3 AND print = $4 AND seen_run IN ($1, $5)
+    RETURNING records, max_updated),
+progress AS (
+    UPDATE sync_run_units u SET fetched = fetched + $6, unchanged = unchanged + p.records, pages = pages + 1, known_pages = known_pages + 1,
+        max_updated_at = GREATEST(u.max_updated_at, p.max_updated)
+    FROM p WHERE u.run_id = $1 AND u.account_id = $2 AND u.entity = $3)
+SELECT count(*) FROM p`, k.RunID, k.AccountID, k.Entity, print, from, fetched).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("looking up a page print of %s: %w", k.Entity, err)
+	}
+	return n > 0, nil
+}
+
+// PrintsChanged says whether a complete unit that started with trusted
+// prints (from, see ClaimPrints) stored a page, or left a kept page
+// unfound: only then may its sweep have anything to tombstone.
+func PrintsChanged(ctx context.Context, tx pgx.Tx, k UnitKey) (bool, error) {
+	var changed bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3)
+    OR EXISTS (SELECT FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run <> $1)`,
+		k.RunID, k.AccountID, k.Entity).Scan(&changed)
+	return changed, err
+}
+
+// KeepPrints makes the prints of (account, entity) those of the pages a
+// complete unit listed: the kept pages it found again and the pages it
+// stored with their print. Call it in the unit's Finish transaction before
+// Sweep forgets the stored pages.
+func KeepPrints(ctx context.Context, tx pgx.Tx, k UnitKey) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run <> $1`,
+		k.RunID, k.AccountID, k.Entity); err != nil {
+		return fmt.Errorf("keeping the page prints of %s: %w", k.Entity, err)
+	}
+	// Two stored pages of one listing may be alike: one print each.
+	if _, err := tx.Exec(ctx, `INSERT INTO sync_page_prints (account_id, entity, print, ids, records, max_updated, seen_run)
+SELECT DISTINCT ON (print) account_id, entity, print, ids, records, max_updated, run_id
+FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND print IS NOT NULL
+ON CONFLICT (account_id, entity, print) DO UPDATE SET ids = EXCLUDED.ids, records = EXCLUDED.records,
+    max_updated = EXCLUDED.max_updated, seen_run = EXCLUDED.seen_run`, k.RunID, k.AccountID, k.Entity); err != nil {
+		return fmt.Errorf("keeping the page prints of %s: %w", k.Entity, err)
+	}
+	return nil
+}
+
+// TrustPrints ends a complete unit, once its sweep is done: the prints of
+// (account, entity) are trusted for the unit's run.
+func TrustPrints(ctx context.Context, tx pgx.Tx, k UnitKey) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO sync_bookmarks (account_id, entity, prints_run) VALUES ($2, $3, $1)
+ON CONFLICT (account_id, entity) DO UPDATE SET prints_run = EXCLUDED.prints_run`, k.RunID, k.AccountID, k.Entity); err != nil {
+		return fmt.Errorf("trusting the page prints of %s: %w", k.Entity, err)
+	}
+	return nil
+}
