@@ -55,8 +55,10 @@ type Unit struct {
 	User *access.User
 
 	// printsFrom is the run whose page prints the unit trusts (see
-	// store.ClaimPrints), 0 for none; set as the unit's sync starts.
+	// store.ClaimPrints), 0 for none; noneLive says the table held no live
+	// row of the account then. Both are set as the unit's sync starts.
 	printsFrom int64
+	noneLive   bool
 }
 
 // printed says whether the entity's complete units keep page prints (see
@@ -132,11 +134,11 @@ func (s *Syncer) sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint
 	if e.printed() {
 		// Before anything is written: the unit's writes end the trust in
 		// the kept prints, unless it is complete and keeps new ones.
-		from, err := store.ClaimPrints(ctx, s.Pool, u.AccountID, e.Name, u.Complete())
+		from, live, err := store.ClaimPrints(ctx, s.Pool, e.Name, u.AccountID, e.Name, u.Complete())
 		if err != nil {
 			return err
 		}
-		u.printsFrom = from
+		u.printsFrom, u.noneLive = from, !live
 	}
 	parts, err := s.parts(ctx, u)
 	if err != nil {
@@ -664,37 +666,52 @@ func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit) error {
 	if !u.Complete() || e.Streamed() {
 		return nil
 	}
-	printed := e.printed()
+	if !e.printed() {
+		return sweepUnseen(ctx, tx, u)
+	}
 	changed := true
-	if printed && u.printsFrom != 0 {
+	if u.printsFrom != 0 {
 		var err error
 		if changed, err = store.PrintsChanged(ctx, tx, u.Key()); err != nil {
 			return fmt.Errorf("sweeping %s: %w", e.Name, err)
 		}
 	}
 	if changed {
-		if printed {
-			if err := store.KeepPrints(ctx, tx, u.Key()); err != nil {
-				return err
-			}
+		if err := store.KeepPrints(ctx, tx, u.Key()); err != nil {
+			return err
 		}
-		n, err := store.Sweep(ctx, tx, e.SweepSQL(), u.RunID, u.AccountID, e.Name)
+		var err error
+		if u.noneLive {
+			// A unit that found no live row as it started made every live
+			// row there is, from its listing: nothing to tombstone.
+			err = store.ForgetSeen(ctx, tx, u.Key())
+		} else {
+			err = sweepUnseen(ctx, tx, u)
+		}
 		if err != nil {
-			return fmt.Errorf("sweeping %s: %w", e.Name, err)
-		}
-		if e.AccessList {
-			n = 0 // an account out of reach is not deleted
-		}
-		if n > 0 {
-			if err := store.AddSwept(ctx, tx, u.Key(), n); err != nil {
-				return err
-			}
+			return err
 		}
 	}
 	// Rows tombstoned as children of deleted parents may be on the pages
 	// kept: the next unit reads every page again.
-	if printed && parentSwept == 0 {
-		return store.TrustPrints(ctx, tx, u.Key())
+	if parentSwept > 0 {
+		return nil
+	}
+	return store.TrustPrints(ctx, tx, u.Key())
+}
+
+// sweepUnseen tombstones the live rows a complete unit did not list.
+func sweepUnseen(ctx context.Context, tx pgx.Tx, u *Unit) error {
+	e := u.Entity
+	n, err := store.Sweep(ctx, tx, e.SweepSQL(), u.RunID, u.AccountID, e.Name)
+	if err != nil {
+		return fmt.Errorf("sweeping %s: %w", e.Name, err)
+	}
+	if e.AccessList {
+		n = 0 // an account out of reach is not deleted
+	}
+	if n > 0 {
+		return store.AddSwept(ctx, tx, u.Key(), n)
 	}
 	return nil
 }

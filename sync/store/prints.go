@@ -23,25 +23,27 @@ import (
 // through the triggers of migration 0023 when they delete rows.
 
 // ClaimPrints clears the prints' run of (accountID, entity) before a unit
-// writes to its rows, and returns it when the unit may use the prints:
-// complete is set (only a complete listing recognises pages). 0 means no
-// print is trusted.
-func ClaimPrints(ctx context.Context, db Querier, accountID, entity string, complete bool) (int64, error) {
+// writes to table's rows, and returns it when the unit may use the prints:
+// complete is set (only a complete listing recognises pages); 0 means no
+// print is trusted. live says whether table then held a live row of the
+// account: a unit that starts with none has nothing to sweep at its end
+// (its units never run at once, and the sync never revives a tombstone
+// but by listing it).
+func ClaimPrints(ctx context.Context, db Querier, table, accountID, entity string, complete bool) (from int64, live bool, err error) {
 	var run *int64
-	err := db.QueryRow(ctx, `WITH old AS (
+	err = db.QueryRow(ctx, `WITH old AS (
     SELECT prints_run FROM sync_bookmarks WHERE account_id = $1 AND entity = $2),
 clear AS (UPDATE sync_bookmarks SET prints_run = NULL WHERE account_id = $1 AND entity = $2 AND prints_run IS NOT NULL)
-SELECT CASE WHEN $3 THEN old.prints_run END FROM old`, accountID, entity, complete).Scan(&run)
-	if err == pgx.ErrNoRows {
-		return 0, nil
-	}
+SELECT (SELECT CASE WHEN $3 THEN old.prints_run END FROM old),
+    EXISTS (SELECT FROM `+pgx.Identifier{table}.Sanitize()+` t WHERE t.account_id = $1 AND NOT t.deleted)`,
+		accountID, entity, complete).Scan(&run, &live)
 	if err != nil {
-		return 0, fmt.Errorf("claiming the page prints of %s of account %s: %w", entity, accountID, err)
+		return 0, false, fmt.Errorf("claiming the page prints of %s of account %s: %w", entity, accountID, err)
 	}
-	if run == nil {
-		return 0, nil
+	if run != nil {
+		from = *run
 	}
-	return *run, nil
+	return from, live, nil
 }
 
 // MatchPrint records a page as unchanged when the prints kept by run from

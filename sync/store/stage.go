@@ -256,9 +256,15 @@ func Sweep(ctx context.Context, tx pgx.Tx, sweepSQL string, runID int64, account
 	if err != nil {
 		return 0, err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
-		runID, accountID, entity); err != nil {
+	if err := ForgetSeen(ctx, tx, UnitKey{RunID: runID, AccountID: accountID, Entity: entity}); err != nil {
 		return 0, err
 	}
 	return tag.RowsAffected(), nil
+}
+
+// ForgetSeen deletes a unit's seen pages (see ChangedRecords).
+func ForgetSeen(ctx context.Context, tx pgx.Tx, k UnitKey) error {
+	_, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		k.RunID, k.AccountID, k.Entity)
+	return err
 }
