@@ -121,7 +121,10 @@ func (s cpuSpan) report(b *testing.B, wall time.Duration) {
 //   - fetch_only: the same pages fetched and split into records, nothing
 //     stored (the floor of the unchanged re-sync);
 //   - raw_copy (context): the stored rows COPYed from memory into a bare
-//     table.
+//     table;
+//   - shaped_copy: the stored rows, every column, COPYed from memory into
+//     tables of the entities' shape (columns, keys, indexes): Postgres's
+//     part of storing them, which no sync can do without.
 //
 // Each reports records/s, wall and CPU seconds.
 func BenchmarkSync(b *testing.B) {
@@ -221,6 +224,38 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			n := fetchCopy(b, deps.API, nil, accounts, entities)
 			report(b, records, time.Since(start), c0)
 			stop()
+			require.Equal(b, records, n)
+		}
+	})
+
+	// shaped_copy, the Postgres floor of the sync's storing: the stored
+	// rows, every column, COPYed from memory into empty tables of the same
+	// shape (columns, keys and indexes), against raw_copy's bare table.
+	b.Run("shaped_copy", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			tables := map[string][][]any{}
+			columns := map[string][]string{}
+			for _, e := range entities {
+				r, err := pool.Query(ctx, `SELECT * FROM `+e)
+				require.NoError(b, err)
+				for _, f := range r.FieldDescriptions() {
+					columns[e] = append(columns[e], f.Name)
+				}
+				tables[e], err = pgx.CollectRows(r, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
+				require.NoError(b, err)
+				_, err = pool.Exec(ctx, `DROP TABLE IF EXISTS bench_shaped_`+e+`; CREATE TABLE bench_shaped_`+e+` (LIKE `+e+` INCLUDING ALL)`)
+				require.NoError(b, err)
+			}
+			b.StartTimer()
+			c0, start := startCPU(cpu), time.Now()
+			n := 0
+			for _, e := range entities {
+				m, err := pool.CopyFrom(ctx, pgx.Identifier{"bench_shaped_" + e}, columns[e], pgx.CopyFromRows(tables[e]))
+				require.NoError(b, err)
+				n += int(m)
+			}
+			report(b, n, time.Since(start), c0)
 			require.Equal(b, records, n)
 		}
 	})
