@@ -73,7 +73,10 @@ type jobRow struct {
 	// since the row's last reservation.
 	intentServiceAt *time.Time
 	intentSeen      []string
-	failures        int
+	// pendingSeq orders the row's becoming pending against the account's
+	// listings (see adopt.go).
+	pendingSeq int64
+	failures   int
 	// nextPollAt is the account's next poll round; fileURL and
 	// fileExpires, the file of a job a poll saw SUCCESS (see poll.go).
 	nextPollAt  *time.Time
@@ -85,10 +88,11 @@ func loadJob(ctx context.Context, pool *pgxpool.Pool, id int64) (jobRow, error) 
 	r := jobRow{id: id}
 	var raw []byte
 	var sj *string
-	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, intent_service_at, intent_seen_jobs, failures,
-    next_poll_at, file_url, file_expires_at
+	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, intent_service_at, intent_seen_jobs, pending_seq,
+    failures, next_poll_at, file_url, file_expires_at
 FROM stats_jobs WHERE id = $1`, id).
-		Scan(&raw, &r.state, &sj, &r.intentAt, &r.intentServiceAt, &r.intentSeen, &r.failures, &r.nextPollAt, &r.fileURL, &r.fileExpires)
+		Scan(&raw, &r.state, &sj, &r.intentAt, &r.intentServiceAt, &r.intentSeen, &r.pendingSeq, &r.failures, &r.nextPollAt,
+			&r.fileURL, &r.fileExpires)
 	if err != nil {
 		return r, fmt.Errorf("stats job %d: %w", id, err)
 	}
@@ -117,10 +121,11 @@ WHERE id = $1`, n, n+1, set), append(append([]any{id}, args...), req, limited)..
 
 // forget is the update that sends a row back to pending, keeping its
 // service job among those it had (never to be adopted again), and dropping
-// what polls said of that job.
+// what polls said of that job. Its new pending_seq keeps listings taken
+// before from serving its next POST (see adopt.go).
 const forget = `state = 'pending', past_job_ids = CASE WHEN service_job_id IS NULL THEN past_job_ids
     ELSE array_append(past_job_ids, service_job_id) END, service_job_id = NULL, intent_at = NULL, intent_service_at = NULL,
-    intent_seen_jobs = NULL, ` + unpolled
+    intent_seen_jobs = NULL, pending_seq = nextval('stats_jobs_pending_seq'), ` + unpolled
 
 // unpolled clears what polls said of a row's service job: part of every
 // update that gives the row a service job or takes it away.
@@ -209,25 +214,26 @@ func (r *Runner) Advance(ctx context.Context, id int64) (Step, error) {
 // records a new intent and posts the job. A step says to wait; none and no
 // error, that the row moved on.
 func (r *Runner) create(ctx context.Context, j jobRow) (*Step, error) {
-	var since time.Time
-	if j.intentServiceAt != nil {
-		since = *j.intentServiceAt
-	}
 	c, err := r.client(ctx, j.q.Account.ID)
 	if err != nil {
 		return nil, err
 	}
-	jobs, date, err := recentJobs(ctx, c, j.q.Account.ID, since)
-	if err != nil {
-		return nil, err
-	}
+	var in intent
 	if j.intentServiceAt != nil {
+		// A POST may have been sent: look for its job, down to its intent.
+		jobs, date, err := recentJobs(ctx, c, j.q.Account.ID, *j.intentServiceAt)
+		if err != nil {
+			return nil, err
+		}
 		if found, err := r.claim(ctx, j, j.candidates(jobs)); err != nil || found {
 			return nil, err
 		}
+		// Asked for after the row became pending: the next POST's intent.
+		in = newIntent(jobs, date)
+	} else if in, err = r.sharedIntent(ctx, c, j); err != nil {
+		return nil, err
 	}
-	// The listing is the intent of the POST that follows.
-	in, now := newIntent(jobs, date), r.clock()
+	now := r.clock()
 	if err := setJob(ctx, r.Pool, j.id, `intent_at = $2, intent_service_at = $3, intent_seen_jobs = $4`, now, in.at, in.seen); err != nil {
 		return nil, err
 	}
