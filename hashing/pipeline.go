@@ -19,6 +19,7 @@ import (
 // is not a *RowError, or of emit.
 func HashRecords(r RecordReader, n *Normalizer, emit func(HashedUser) error, report *Report) error {
 	defer report.foldValid()
+	report.rows = rowNamesOf(r)
 	var res rowResult
 	var seen userSet
 	for {

@@ -74,6 +74,7 @@ func (c *chunk) work(n *Normalizer) {
 func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(HashedUser) error, report *Report) error {
 	workers = max(workers, 1)
 	defer report.foldValid()
+	report.rows = rowNamesOf(r)
 	if c, ok := r.(*CSVReader); ok {
 		return hashCSVParallel(c, n, workers, emit, report)
 	}
