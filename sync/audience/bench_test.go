@@ -156,7 +156,7 @@ func BenchmarkCRMFileToBatches(b *testing.B) {
 		b.Run(file.name+"/plan", func(b *testing.B) {
 			timed(b, file.rows, func() {
 				users, bodies := 0, 0
-				report, err := audience.PlanBatchesForBench(audience.PlanOptions{Path: file.path, Normalizer: n,
+				report, err := audience.PlanBatchesForBench(context.Background(), nil, audience.PlanOptions{Path: file.path, Normalizer: n,
 					Workers: runtime.GOMAXPROCS(0)}, func(body []byte, u int) { users += u; bodies++ })
 				if err != nil || report.RowsEmitted != file.rows || users != file.rows || report.RowsInvalid != 0 {
 					b.Fatal(err, report.RowsEmitted, users, report.InvalidRows)
