@@ -3,6 +3,7 @@ package hashing
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -126,7 +127,8 @@ func isParquet(path string) (bool, error) {
 }
 
 // OpenPath opens path, in any format adsync reads (CSV, NDJSON, either
-// gzipped, Parquet files), as a RecordReader; close releases it. A path
+// gzipped, Parquet files), as a RecordReader; close releases it. Errors
+// name the path. A path
 // that cannot be read as an input at all (see ParquetFiles, NewCSVReader,
 // NewParquetReader) is an *InputError.
 func OpenPath(path string, opts ReaderOptions) (r RecordReader, format Format, close func() error, err error) {
@@ -148,7 +150,7 @@ func OpenPath(path string, opts ReaderOptions) (r RecordReader, format Format, c
 	rr, err := NewReader(src, format, opts)
 	if err != nil {
 		_ = src.Close()
-		return nil, "", nil, err
+		return nil, "", nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return rr, format, src.Close, nil
 }

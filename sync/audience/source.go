@@ -126,7 +126,7 @@ func (s *fileSource) open(context.Context) (hashing.RecordReader, func() error, 
 func (s *fileSource) check(context.Context) error {
 	_, _, closeFile, err := hashing.OpenPath(s.path, s.opts)
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.path, err)
+		return err
 	}
 	return closeFile()
 }
@@ -202,4 +202,17 @@ func (s *parquetSource) check(context.Context) error {
 		return err
 	}
 	return r.Close()
+}
+
+// OpenSource opens o's source (o.Query, else o.Path) as rows of
+// identifier columns, planning nothing: what a command that only hashes
+// reads. close releases it. pool is adsync's database, where a query runs
+// when o.SourceURL is empty. A source no user can be read from is a
+// *hashing.InputError.
+func OpenSource(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (rows hashing.RecordReader, close func() error, err error) {
+	src, err := newSource(pool, &o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return src.open(ctx)
 }
