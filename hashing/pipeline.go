@@ -50,6 +50,13 @@ type rowResult struct {
 	badTypes [numTypes]int
 }
 
+// begin readies res for the row at line.
+func (res *rowResult) begin(line int) {
+	res.user.Line = line
+	res.reasons.Reset()
+	res.badTypes = [numTypes]int{}
+}
+
 // hash fills res from the raw values of the row at line; values(i) returns
 // those of types[i].
 func (res *rowResult) hash(n *Normalizer, line int, values func(i int) []string) {
