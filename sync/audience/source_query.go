@@ -290,26 +290,74 @@ func (s *querySource) open(ctx context.Context) (hashing.RecordReader, func() er
 		qc.release()
 		return nil, nil, err
 	}
-	r := &queryReader{ctx: ctx, pg: qc.tx.Conn().PgConn(), types: types, rec: hashing.Record{Values: map[hashing.Type][]string{}}}
-	return r, func() error { qc.release(); return nil }, nil
+	r := &queryReader{types: types, rec: hashing.Record{Values: map[hashing.Type][]string{}}}
+	r.start(ctx, qc.tx.Conn().PgConn())
+	return r, func() error {
+		r.stopFetching()
+		qc.release()
+		return nil
+	}, nil
 }
 
-// queryReader reads a declared cursor's rows, a FETCH at a time, as
-// records numbered from 1 in the result's order.
+// queryReader reads a declared cursor's rows as records numbered from 1 in
+// the result's order. A goroutine of its own fetches the next batch of
+// rows while the rows of the last are hashed: Postgres works on the query
+// meanwhile rather than between batches.
 type queryReader struct {
-	ctx   context.Context
-	pg    *pgconn.PgConn
-	types []hashing.Type
-	done  bool
+	types   []hashing.Type
+	batches chan queryBatch
+	stop    chan struct{}
+	stopped bool
 
-	// The fetched batch: each row's values (views into arena) and reason
-	// to be rejected, if any.
-	vals    [][]string
+	cur queryBatch // the batch being read
+	pos int
+	row int
+	rec hashing.Record
+}
+
+// queryBatch is the rows of one FETCH: each row's values (views into one
+// arena of the batch's own) and reason to be rejected, if any; or why the
+// FETCH failed.
+type queryBatch struct {
+	vals    []string // row i's are vals[i*len(types):][:len(types)]
 	reasons []string
-	arena   []byte
-	n, pos  int
-	row     int
-	rec     hashing.Record
+	last    bool
+	err     error
+}
+
+// start fetches batches on a goroutine until the cursor is done, a FETCH
+// fails or stopFetching is called; the connection is the goroutine's until
+// then.
+func (r *queryReader) start(ctx context.Context, pg *pgconn.PgConn) {
+	r.batches = make(chan queryBatch, 1)
+	r.stop = make(chan struct{})
+	r.cur.last = false
+	go func() {
+		defer close(r.batches)
+		for {
+			b := fetchBatch(ctx, pg, r.types)
+			select {
+			case r.batches <- b:
+			case <-r.stop:
+				return
+			}
+			if b.last || b.err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// stopFetching ends the fetching goroutine and waits for it: the
+// connection may then be released.
+func (r *queryReader) stopFetching() {
+	if r.stopped {
+		return
+	}
+	r.stopped = true
+	close(r.stop)
+	for range r.batches {
+	}
 }
 
 // RowNames names the result's rows: "row N".
@@ -317,70 +365,72 @@ func (r *queryReader) RowNames() *hashing.RowNames { return &hashing.RowNames{} 
 
 // Next returns the next row; see hashing.RecordReader.
 func (r *queryReader) Next() (hashing.Record, error) {
-	for r.pos == r.n {
-		if r.done {
+	for r.pos == len(r.cur.reasons) {
+		if r.cur.last || r.stopped {
 			return hashing.Record{}, io.EOF
 		}
-		if err := r.fetch(); err != nil {
-			return hashing.Record{}, err
+		b, ok := <-r.batches
+		if !ok {
+			return hashing.Record{}, io.EOF
 		}
+		if b.err != nil {
+			return hashing.Record{}, b.err
+		}
+		r.cur, r.pos = b, 0
 	}
 	i := r.pos
 	r.pos++
 	r.row++
-	if reason := r.reasons[i]; reason != "" {
+	if reason := r.cur.reasons[i]; reason != "" {
 		return hashing.Record{}, &hashing.RowError{Line: r.row, Reason: reason}
 	}
 	for t, v := range r.rec.Values {
 		r.rec.Values[t] = v[:0]
 	}
 	r.rec.Line = r.row
+	row := r.cur.vals[i*len(r.types):]
 	for c, t := range r.types {
-		if v := r.vals[i][c]; t != "" && v != "" {
+		if v := row[c]; t != "" && v != "" {
 			r.rec.Values[t] = append(r.rec.Values[t], v)
 		}
 	}
 	return r.rec, nil
 }
 
-// fetch reads the next batch of rows, copying their values: the
-// connection's buffer is reused for the next row.
-func (r *queryReader) fetch() error {
-	rr := r.pg.ExecParams(r.ctx, fmt.Sprintf("FETCH FORWARD %d FROM %s", queryFetchRows, queryCursor), nil, nil, nil, nil)
-	// A new arena per batch: the values handed out as strings view it, and
-	// a batch's rows may still be hashed while the next one is read.
-	r.arena = make([]byte, 0, max(64<<10, 2*cap(r.arena)/3))
-	r.n, r.pos = 0, 0
+// fetchBatch fetches the next rows of the cursor, copying their values:
+// the connection's buffer is reused for the next row.
+func fetchBatch(ctx context.Context, pg *pgconn.PgConn, types []hashing.Type) queryBatch {
+	rr := pg.ExecParams(ctx, fmt.Sprintf("FETCH FORWARD %d FROM %s", queryFetchRows, queryCursor), nil, nil, nil, nil)
+	var b queryBatch
+	arena := make([]byte, 0, 256<<10)
 	for rr.NextRow() {
-		if r.n == len(r.vals) {
-			r.vals = append(r.vals, make([]string, len(r.types)))
-			r.reasons = append(r.reasons, "")
-		}
-		row := r.vals[r.n]
-		r.reasons[r.n] = ""
+		b.vals = append(b.vals, make([]string, len(types))...)
+		row := b.vals[len(b.vals)-len(types):]
+		reason := ""
 		for c, v := range rr.Values() {
-			row[c] = ""
-			if r.types[c] == "" || v == nil {
+			if types[c] == "" || v == nil {
 				continue
 			}
 			if !utf8.Valid(v) {
-				if r.reasons[r.n] == "" {
-					r.reasons[r.n] = fmt.Sprintf("column %q: invalid UTF-8", rr.FieldDescriptions()[c].Name)
+				if reason == "" {
+					reason = fmt.Sprintf("column %q: invalid UTF-8", rr.FieldDescriptions()[c].Name)
 				}
 				continue
 			}
-			from := len(r.arena)
-			r.arena = append(r.arena, v...)
-			b := r.arena[from:]
-			row[c] = unsafe.String(unsafe.SliceData(b), len(b))
+			// Values view the arena: a full arena is left to the rows
+			// viewing it and a new one started, never moved.
+			if len(arena)+len(v) > cap(arena) {
+				arena = make([]byte, 0, max(256<<10, len(v)))
+			}
+			from := len(arena)
+			arena = append(arena, v...)
+			row[c] = unsafe.String(unsafe.SliceData(arena[from:]), len(v))
 		}
-		r.n++
+		b.reasons = append(b.reasons, reason)
 	}
 	if _, err := rr.Close(); err != nil {
-		return queryError(err)
+		return queryBatch{err: queryError(err)}
 	}
-	if r.n < queryFetchRows {
-		r.done = true
-	}
-	return nil
+	b.last = len(b.reasons) < queryFetchRows
+	return b
 }

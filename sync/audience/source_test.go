@@ -302,3 +302,55 @@ func TestASourceURLsPasswordIsInNoErrorAndNoRecord(t *testing.T) {
 	require.Contains(t, recorded, "SELECT email FROM crm.customers")
 	require.NotContains(t, recorded, secret)
 }
+
+func TestAQueryIsReadAcrossFetchesInOrderNamingItsRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := localpg.NewDatabase(t)
+	pool := jobstest.Pool(t, url)
+	// 25,000 rows, three FETCHes; invalid emails on both sides of the
+	// batches' boundaries.
+	_, err := pool.Exec(ctx, `CREATE TABLE people AS SELECT i, CASE WHEN i IN (10000, 10001, 20001) THEN 'bad' || i ELSE 'u' || i || '@example.com' END AS email,
+		CASE WHEN i % 2 = 0 THEN i END AS external_id FROM generate_series(1, 25000) i`)
+	require.NoError(t, err)
+	n, err := hashing.NewNormalizer(hashing.DefaultOptions())
+	require.NoError(t, err)
+	o := audience.PlanOptions{Query: "SELECT email, external_id FROM people ORDER BY i", SourceURL: url}
+	rows, closeRows, err := audience.OpenSource(ctx, nil, o)
+	require.NoError(t, err)
+	report := &hashing.Report{}
+	var lines []int
+	var last string
+	require.NoError(t, hashing.HashRecordsParallel(rows, n, 2, func(u hashing.HashedUser) error {
+		lines = append(lines, u.Line)
+		last = string(u.AppendJSON(nil))
+		return nil
+	}, report))
+	require.NoError(t, closeRows())
+	require.Equal(t, 25000, report.RowsRead)
+	require.Equal(t, 24997, report.RowsEmitted)
+	var where []string
+	for _, e := range report.InvalidRows {
+		where = append(where, report.Where(e.Line))
+	}
+	require.Equal(t, []string{"row 10000", "row 10001", "row 20001"}, where)
+	require.True(t, slices.IsSorted(lines), "rows in the result's order")
+	require.Equal(t, 25000, lines[len(lines)-1])
+	require.Equal(t, `{"email":["`+hashEmail(t, n, "u25000@example.com")+`"],"partner_user_id":["25000"]}`, last, "an integer column's text")
+
+	// Closing before the end stops the fetching and releases the query.
+	rows, closeRows, err = audience.OpenSource(ctx, nil, o)
+	require.NoError(t, err)
+	for range 5 {
+		_, err := rows.Next()
+		require.NoError(t, err)
+	}
+	require.NoError(t, closeRows())
+}
+
+func hashEmail(t *testing.T, n *hashing.Normalizer, email string) string {
+	t.Helper()
+	h, _, err := n.Hash(hashing.TypeEmail, email)
+	require.NoError(t, err)
+	return h
+}
