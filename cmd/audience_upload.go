@@ -116,48 +116,58 @@ func parseWhen(name, v string) (*time.Time, error) {
 	return nil, usageError("audience upload: --%s %q: want RFC 3339 (2026-01-02T15:04:05Z) or YYYY-MM-DD", name, v)
 }
 
-func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
+// planOptions checks the flags and returns the upload they describe
+// (without its enqueuer).
+func (uf *uploadFlags) planOptions() (audience.PlanOptions, error) {
+	var o audience.PlanOptions
 	if err := uf.sourceFlags.check("audience upload"); err != nil {
-		return err
+		return o, err
 	}
 	switch {
 	case uf.account == "":
-		return usageError("audience upload: --account is required")
+		return o, usageError("audience upload: --account is required")
 	case (uf.audienceID == "") == (uf.create == ""):
-		return usageError("audience upload: give exactly one of --audience and --create")
+		return o, usageError("audience upload: give exactly one of --audience and --create")
 	case uf.in == "-":
-		return usageError("audience upload: --in FILE is required (a file: it is read twice, for its checksum and its users)")
+		return o, usageError("audience upload: --in FILE is required (a file: it is read twice, for its checksum and its users)")
 	case uf.op != audience.OperationUpdate && uf.op != audience.OperationDelete:
-		return usageError("audience upload: --op %q: want update or delete", uf.op)
+		return o, usageError("audience upload: --op %q: want update or delete", uf.op)
 	case uf.mode != audience.ModeAdd && uf.mode != audience.ModeReplace:
-		return usageError("audience upload: --mode %q: want add or replace", uf.mode)
+		return o, usageError("audience upload: --mode %q: want add or replace", uf.mode)
 	case uf.mode == audience.ModeReplace && uf.op != audience.OperationUpdate:
-		return usageError("audience upload: --mode replace sends its own updates and deletes: drop --op delete")
+		return o, usageError("audience upload: --mode replace sends its own updates and deletes: drop --op delete")
 	case uf.mode != audience.ModeReplace && uf.flags != nil && uf.flags.Changed("max-delete"):
-		return usageError("audience upload: --max-delete bounds the deletes of --mode replace; --op delete deletes exactly the file's users")
+		return o, usageError("audience upload: --max-delete bounds the deletes of --mode replace; --op delete deletes exactly the file's users")
 	case uf.dryRun && uf.create != "":
-		return usageError("audience upload: --dry-run sends nothing, so it cannot --create an audience: preview with --audience ID, or check the file with adsync audience hash")
+		return o, usageError("audience upload: --dry-run sends nothing, so it cannot --create an audience: preview with --audience ID, or check the file with adsync audience hash")
 	}
 	eff, err := parseWhen("effective-at", uf.effectiveAt)
 	if err != nil {
-		return err
+		return o, err
 	}
 	exp, err := parseWhen("expires-at", uf.expiresAt)
 	if err != nil {
-		return err
+		return o, err
 	}
 	if eff != nil && exp != nil && !exp.After(*eff) {
-		return usageError("audience upload: --expires-at must be later than --effective-at")
+		return o, usageError("audience upload: --expires-at must be later than --effective-at")
 	}
 	norm, ropts, err := uf.hf.build("audience upload")
 	if err != nil {
-		return err
+		return o, err
 	}
-	o := audience.PlanOptions{
+	return audience.PlanOptions{
 		AccountID: uf.account, AudienceID: uf.audienceID, Path: uf.in, Query: uf.query, SourceURL: uf.sourceURL,
 		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
 		MaxInvalid: uf.hf.maxInvalid, MaxDelete: uf.maxDelete, DryRun: uf.dryRun,
 		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0), Trigger: uf.trigger,
+	}, nil
+}
+
+func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
+	o, err := uf.planOptions()
+	if err != nil {
+		return err
 	}
 	// A file is checked before the database is opened; a query on
 	// adsync's database once it is. Either way before any audience is
@@ -189,23 +199,9 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	}
 	o.Enqueue = jobs.AudienceEnqueuer(inserter)
 	if uf.create != "" {
-		id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)
-		var dup *audience.DuplicateNameError
-		if errors.As(err, &dup) && dup.ExistingID != "" {
-			return fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
+		if o.AudienceID, err = a.createForUpload(ctx, deps, uf, o); err != nil {
+			return err
 		}
-		if errors.Is(err, api.ErrNotFound) {
-			return usageError("audience upload: --account: %s", unreachableAccount(uf.account))
-		}
-		if err != nil {
-			return fmt.Errorf("audience upload: --create: %w", err)
-		}
-		if created {
-			fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", id, uf.create)
-		} else {
-			fmt.Fprintf(a.stdout, "continuing with custom audience %s (%q), created by adsync for this file\n", id, uf.create)
-		}
-		o.AudienceID = id
 	}
 	audienceID := o.AudienceID
 	o.Review = func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf, res) }
@@ -213,31 +209,59 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return inputUsage(err)
 	}
+	if !a.writeOutcome(uf, audienceID, res) || !uf.wait {
+		return nil
+	}
+	return a.waitUpload(ctx, deps, res.Upload.ID)
+}
+
+// createForUpload creates the audience of --create, or finds the one an
+// earlier run created for the same input, and returns its id.
+func (a *app) createForUpload(ctx context.Context, deps *jobs.Deps, uf *uploadFlags, o audience.PlanOptions) (string, error) {
+	id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)
+	var dup *audience.DuplicateNameError
+	if errors.As(err, &dup) && dup.ExistingID != "" {
+		return "", fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
+	}
+	if errors.Is(err, api.ErrNotFound) {
+		return "", usageError("audience upload: --account: %s", unreachableAccount(uf.account))
+	}
+	if err != nil {
+		return "", fmt.Errorf("audience upload: --create: %w", err)
+	}
+	if created {
+		fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", id, uf.create)
+	} else {
+		fmt.Fprintf(a.stdout, "continuing with custom audience %s (%q), created by adsync for this input\n", id, uf.create)
+	}
+	return id, nil
+}
+
+// writeOutcome says what the plan did, and whether it left batches for a
+// worker (or --wait) to send.
+func (a *app) writeOutcome(uf *uploadFlags, audienceID string, res *audience.PlanResult) (queued bool) {
 	up := res.Upload
 	switch {
 	case res.Outcome == audience.Skipped:
 		fmt.Fprintf(a.stdout, "skipped: %s was already uploaded to audience %s as upload %d (%s, %s); --force uploads it again\n",
 			uf.name(), audienceID, up.ID, up.Operation, up.Mode)
-		return nil
+		return false
 	case res.Outcome == audience.Resumed && uf.dryRun:
 		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.name())
-		return nil
+		return false
 	case res.Outcome == audience.Previewed:
 		fmt.Fprintln(a.stdout, "dry run: nothing recorded or sent")
-		return nil
+		return false
 	case res.Outcome == audience.Resumed:
 		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.name())
 	default:
 		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d adds and %d deletes in %d batches to audience %s\n",
 			up.ID, up.RowsRead, up.RowsInvalid, res.Summary.Adds, res.Summary.Deletes, res.Batches, audienceID)
 	}
-	if !uf.wait {
-		if up.State == audience.StatePlanned {
-			fmt.Fprintln(a.stdout, "queued: 'adsync worker' sends the batches")
-		}
-		return nil
+	if !uf.wait && up.State == audience.StatePlanned {
+		fmt.Fprintln(a.stdout, "queued: 'adsync worker' sends the batches")
 	}
-	return a.waitUpload(ctx, deps, up.ID)
+	return true
 }
 
 // name is the input as the user knows it.

@@ -216,17 +216,15 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 	}
 	if sum == "" {
 		up.Checksum = p.digest.Sum()
-		if !o.Force {
-			prev, err := findSameInput(ctx, ptx, &o, up.Checksum, up.ID)
-			if err != nil {
+		prev, err := p.earlierSameUsers()
+		if err != nil {
+			return nil, err
+		}
+		if prev != nil {
+			if err := ptx.Rollback(ctx); err != nil {
 				return nil, err
 			}
-			if prev != nil {
-				if err := ptx.Rollback(ctx); err != nil {
-					return nil, err
-				}
-				return planSameInput(ctx, tx, &o, prev)
-			}
+			return planSameInput(ctx, tx, &o, prev)
 		}
 	}
 	if err := p.conclude(res); err != nil {
@@ -237,29 +235,47 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 		res.Outcome, res.Upload = Previewed, nil
 		return res, nil
 	}
+	if err := p.record(res, tx); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// earlierSameUsers returns the upload of the same users as the one just
+// read, for a source only its users identify; nil when there is none or
+// Force plans it anyway.
+func (p *planner) earlierSameUsers() (*Upload, error) {
+	if p.o.Force {
+		return nil, nil
+	}
+	return findSameInput(p.ctx, p.tx, &p.o, p.upload.Checksum, p.upload.ID)
+}
+
+// record records the new plan (its counts, done at once without a batch),
+// enqueues its batches and commits: the planner's transaction, and tx when
+// the planner's is a savepoint of it.
+func (p *planner) record(res *PlanResult, tx pgx.Tx) error {
+	up := p.upload
 	res.Batches = len(p.seqs)
 	up.RowsRead, up.RowsInvalid, up.Users = int64(res.Report.RowsRead), int64(res.Report.RowsInvalid), p.users
 	if len(p.seqs) == 0 {
 		// Nothing to send: the upload is done as planned.
 		up.State = StateDone
 	}
-	if err := recordPlanned(ctx, ptx, up); err != nil {
-		return nil, err
+	if err := recordPlanned(p.ctx, p.tx, up); err != nil {
+		return err
 	}
 	if len(p.seqs) > 0 {
-		if err := o.Enqueue(ctx, ptx, up.ID, p.seqs); err != nil {
-			return nil, fmt.Errorf("audience upload: enqueue: %w", err)
+		if err := p.o.Enqueue(p.ctx, p.tx, up.ID, p.seqs); err != nil {
+			return fmt.Errorf("audience upload: enqueue: %w", err)
 		}
 	}
-	if ptx != tx {
-		if err := ptx.Commit(ctx); err != nil {
-			return nil, err
+	if p.tx != tx {
+		if err := p.tx.Commit(p.ctx); err != nil {
+			return err
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return tx.Commit(p.ctx)
 }
 
 // sameInput looks for an upload of the same input (checksum sum, an
