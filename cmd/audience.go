@@ -2,6 +2,8 @@ package adsynccmd
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/hashing/bound"
+	"github.com/adsync/adsync/sync/audience"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -20,6 +24,44 @@ func (a *app) audienceCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "audience", Short: "Prepare and upload custom audience users"}
 	cmd.AddCommand(a.audienceHashCommand(), a.audienceUploadCommand())
 	return cmd
+}
+
+// sourceFlags name the input of hash and upload: a file (CSV, NDJSON,
+// Parquet; a folder or glob of Parquet files), or a query.
+type sourceFlags struct {
+	in, query, sourceURL string
+}
+
+func (s *sourceFlags) register(f *pflag.FlagSet, in string) {
+	f.StringVar(&s.in, "in", "", in)
+	f.StringVar(&s.query, "query", "", "a SQL query instead of --in, its result columns named like a CSV header (SELECT email, phone AS phone_number FROM ...); "+
+		"run read-only through a cursor on --source-url, else on adsync's database")
+	f.StringVar(&s.sourceURL, "source-url", "", "Postgres URL the --query runs on (default: adsync's database)")
+}
+
+// check refuses anything but one input; cmd names the command.
+func (s *sourceFlags) check(cmd string) error {
+	switch {
+	case s.in != "" && s.query != "":
+		return usageError("%s: give one of --in and --query", cmd)
+	case s.in == "" && s.query == "":
+		return usageError("%s: --in FILE is required, or --query SQL", cmd)
+	case s.sourceURL != "" && s.query == "":
+		return usageError("%s: --source-url is where a --query runs: give --query too", cmd)
+	}
+	return nil
+}
+
+// inputUsage gives an error about the input itself (no user can be read
+// from it: a missing file, a column naming no identifier type, a query
+// that writes) the usage exit status: the input must change.
+func inputUsage(err error) error {
+	var ie *hashing.InputError
+	var ec *exitCodeError
+	if errors.As(err, &ie) && !errors.As(err, &ec) {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	return err
 }
 
 // hashFlags are the normalization, reading and invalid-row flags hash and
@@ -82,62 +124,86 @@ func (h *hashFlags) build(cmd string) (*hashing.Normalizer, hashing.ReaderOption
 
 func (a *app) audienceHashCommand() *cobra.Command {
 	var (
-		in, out string
-		hf      hashFlags
+		src sourceFlags
+		out string
+		hf  hashFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "hash",
-		Short: "Normalize and SHA-256 a CSV or NDJSON file into NDJSON user objects, without network",
-		Long: `Normalize and hash every row of --in (CSV with a header, or NDJSON; gzip is read
-transparently) into one user object per user, written as NDJSON to --out or stdout.
+		Short: "Normalize and SHA-256 a CSV, NDJSON or Parquet file, or a query's result, into NDJSON user objects, without the service",
+		Long: `Normalize and hash every row of --in (CSV with a header, or NDJSON, gzip read transparently;
+a Parquet file, a folder of them or a glob) or of a --query's result into one user object per
+user, written as NDJSON to --out or stdout.
 A row with any invalid value is left out whole; a row repeating a user already in the file
 (the same identifiers once normalized and hashed) is counted as a duplicate, not written again. The report (rows read, per-type valid and
-invalid counts, invalid rows by line) goes to stdout when --out is a file, else to stderr.
+invalid counts, invalid rows by line, or by row for Parquet and queries) goes to stdout when
+--out is a file, else to stderr.
 A run that fails (more invalid rows than --max-invalid, an unreadable file) writes no user:
 --out is written atomically and leaves no file, and stdout gets the users only once the
-whole file passed.
+whole file passed. An input no user can be read from (no identifier column, a column naming
+none, a query that writes) exits 2.
+
+Parquet and query columns are named like a CSV header (email, phone_number, device_id, handle,
+service_id, partner_user_id, or an --alias) and hold strings or integers; a null is an empty
+value. A --query runs in a read-only transaction, on --source-url or adsync's database.
 
 CSV fields are separated by commas unless --delimiter says otherwise (--delimiter ';',
 --delimiter tab). A header read as one column that holds a semicolon or a tab fails with
 a hint naming the delimiter the file seems to use.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if in == "" {
-				return usageError("audience hash: --in is required")
+			if err := src.check("audience hash"); err != nil {
+				return err
 			}
 			norm, ropts, err := hf.build("audience hash")
 			if err != nil {
 				return err
 			}
-			return a.audienceHash(in, out, hf.maxInvalid, norm, ropts)
+			return inputUsage(a.audienceHash(cmd.Context(), src, out, hf.maxInvalid, norm, ropts))
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&in, "in", "", "input file: .csv or .ndjson/.jsonl, optionally gzipped (format sniffed otherwise); - reads stdin")
+	src.register(f, "input: .csv or .ndjson/.jsonl, optionally gzipped (format sniffed otherwise), a .parquet file, a folder of them or a glob; - reads stdin")
 	f.StringVar(&out, "out", "", "output NDJSON file (default stdout)")
 	hf.register(f)
 	return cmd
 }
 
-// audienceHash runs the hash pipeline from in to out (stdout when empty).
-func (a *app) audienceHash(in, out string, maxInvalid bound.Max, norm *hashing.Normalizer, ropts hashing.ReaderOptions) error {
-	var src io.ReadCloser
-	var format hashing.Format
-	var err error
-	if in == "-" {
+// openHashInput opens what audience hash reads, and names it for messages.
+func (a *app) openHashInput(ctx context.Context, src sourceFlags, ropts hashing.ReaderOptions) (rows hashing.RecordReader, name string, close func() error, err error) {
+	switch {
+	case src.query != "":
+		var pool *pgxpool.Pool
+		if src.sourceURL == "" {
+			if pool, err = a.openDatabase(ctx, 2, false); err != nil {
+				return nil, "", nil, err
+			}
+		}
+		rows, close, err = audience.OpenSource(ctx, pool, audience.PlanOptions{Query: src.query, SourceURL: src.sourceURL, Reader: ropts})
+		return rows, "query", close, err
+	case src.in == "-":
 		// Hide stdin's Close: the command does not own it.
-		src, format, err = hashing.Detect(struct{ io.Reader }{a.stdin}, "")
-	} else {
-		src, format, err = hashing.Open(in)
+		in, format, err := hashing.Detect(struct{ io.Reader }{a.stdin}, "")
+		if err != nil {
+			return nil, "", nil, err
+		}
+		rows, err = hashing.NewReader(in, format, ropts)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("stdin: %w", err)
+		}
+		return rows, "stdin", in.Close, nil
 	}
+	rows, _, close, err = hashing.OpenPath(src.in, ropts)
+	return rows, src.in, close, err
+}
+
+// audienceHash runs the hash pipeline from src to out (stdout when empty).
+func (a *app) audienceHash(ctx context.Context, src sourceFlags, out string, maxInvalid bound.Max, norm *hashing.Normalizer, ropts hashing.ReaderOptions) error {
+	rr, in, closeInput, err := a.openHashInput(ctx, src, ropts)
 	if err != nil {
 		return fmt.Errorf("audience hash: %w", err)
 	}
-	defer func() { _ = src.Close() }()
-	rr, err := hashing.NewReader(src, format, ropts)
-	if err != nil {
-		return fmt.Errorf("audience hash: %s: %w", in, err)
-	}
+	defer func() { _ = closeInput() }()
 
 	// The users go to a file first whatever the output: a failed run must
 	// leave nothing that looks complete, and stdout cannot be taken back.

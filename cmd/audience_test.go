@@ -111,7 +111,7 @@ func TestAudienceHashUsageErrors(t *testing.T) {
 		require.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
 	}
 	r := run(t, "audience", "hash", "--in", writeFile(t, "bad.csv", "email,shoe_size\n"))
-	require.Equal(t, 1, r.code)
+	require.Equal(t, 2, r.code, "no user can be read from it: the input must change")
 	require.Contains(t, r.stderr, `unknown column "shoe_size"`)
 	require.Contains(t, r.stderr, "bad.csv")
 }
@@ -157,7 +157,7 @@ func TestAudienceHashHintsAtTheDelimiterAndReadsItWithTheFlag(t *testing.T) {
 	} {
 		in := writeFile(t, "people.csv", strings.ReplaceAll(audienceCSV, ",", tt.sep))
 		r := run(t, "audience", "hash", "--in", in, "--max-invalid", "-1")
-		require.Equal(t, 1, r.code, "%q: %s", tt.sep, r.stderr)
+		require.Equal(t, 2, r.code, "%q: the input must change: %s", tt.sep, r.stderr)
 		header := strings.ReplaceAll("email,phone,external_id", ",", tt.sep)
 		require.Contains(t, r.stderr, in+": line 1: the header has one column "+strconvQuote(header)+"; "+tt.hint)
 		require.Empty(t, r.stdout)
@@ -170,7 +170,7 @@ func TestAudienceHashHintsAtTheDelimiterAndReadsItWithTheFlag(t *testing.T) {
 	}
 	// A comma file read with another delimiter gets the hint back.
 	r := run(t, "audience", "hash", "--in", writeFile(t, "people.csv", audienceCSV), "--delimiter", ";")
-	require.Equal(t, 1, r.code, r.stderr)
+	require.Equal(t, 2, r.code, r.stderr)
 	require.Contains(t, r.stderr, `the file looks comma-delimited: use --delimiter ','`)
 	for _, bad := range []string{"", ";;", `"`, "tabs"} {
 		r := run(t, "audience", "hash", "--in", writeFile(t, "users.csv", audienceCSV), "--delimiter", bad)

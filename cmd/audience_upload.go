@@ -23,12 +23,13 @@ import (
 
 // uploadFlags are the flags of audience upload.
 type uploadFlags struct {
-	account, audienceID, create, in string
-	op, mode                        string
-	effectiveAt, expiresAt          string
-	wait, force, dryRun             bool
-	maxDelete                       bound.Max
-	hf                              hashFlags
+	account, audienceID, create string
+	sourceFlags
+	op, mode               string
+	effectiveAt, expiresAt string
+	wait, force, dryRun    bool
+	maxDelete              bound.Max
+	hf                     hashFlags
 	// flags are the command's parsed flags, to print the command again.
 	flags *pflag.FlagSet
 	// display names the file in messages when in is not the user's path
@@ -42,14 +43,22 @@ func (a *app) audienceUploadCommand() *cobra.Command {
 	var uf uploadFlags
 	cmd := &cobra.Command{
 		Use:   "upload",
-		Short: "Upload a CSV or NDJSON file's users to a custom audience in durable batches",
-		Long: `Normalize and hash every row of --in, record the upload in Postgres and split it into
+		Short: "Upload the users of a file (CSV, NDJSON, Parquet) or a query to a custom audience in durable batches",
+		Long: `Normalize and hash every row of --in (CSV, NDJSON, a Parquet file, a folder or a glob of them)
+or of a --query's result, record the upload in Postgres and split it into
 batches of at most 2,500 users and 5,000,000 bytes, each sent by its own job until the
-service reports success_count == total_count. Invalid rows are listed by line and never
-uploaded. The same file (same checksum) uploaded again to the same audience with the same
---op and --mode is skipped unless --force; an unfinished upload of it is resumed, without
-resending batches already done. With --create, the same command run again continues with
-the audience adsync created for that file.
+service reports success_count == total_count. Invalid rows are listed by line (by row for
+Parquet and queries) and never uploaded. The same file (same checksum) uploaded again to the
+same audience with the same --op and --mode is skipped unless --force; an unfinished upload
+of it is resumed, without resending batches already done. A query's "same input" is the
+users it produced: the same users, in any order, are skipped, and with --mode replace a
+changed result sends only what changed. With --create, the same command run again continues
+with the audience adsync created for that input.
+
+--query runs in a read-only transaction through a cursor, on --source-url or adsync's own
+database; its result columns are named like a CSV header (SELECT email, phone AS
+phone_number FROM ...). A query that writes, a column naming no identifier type, or a file
+without an identifier column is refused before anything is sent or recorded (exit 2).
 
 --mode replace makes the audience hold exactly the file: users with an identifier the
 audience does not hold yet are sent as Update, and identifiers adsync recorded for the
@@ -79,7 +88,7 @@ is 1 when a batch failed.`,
 	f.StringVar(&uf.account, "account", "", "ads account id (required)")
 	f.StringVar(&uf.audienceID, "audience", "", "custom audience id (or --create)")
 	f.StringVar(&uf.create, "create", "", "create a custom audience with this name and upload to it (or --audience)")
-	f.StringVar(&uf.in, "in", "", "input file: .csv or .ndjson/.jsonl, optionally gzipped (required)")
+	uf.sourceFlags.register(f, "input: .csv or .ndjson/.jsonl, optionally gzipped, a .parquet file, a folder of them or a glob (or --query)")
 	f.StringVar(&uf.op, "op", audience.OperationUpdate, "update (add the users) or delete (remove them)")
 	f.StringVar(&uf.mode, "mode", audience.ModeAdd, "add, or replace (the audience ends up holding exactly the file)")
 	f.StringVar(&uf.effectiveAt, "effective-at", "", "when the users take effect, RFC 3339 or YYYY-MM-DD (service default: now)")
@@ -107,47 +116,75 @@ func parseWhen(name, v string) (*time.Time, error) {
 	return nil, usageError("audience upload: --%s %q: want RFC 3339 (2026-01-02T15:04:05Z) or YYYY-MM-DD", name, v)
 }
 
-func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
+// planOptions checks the flags and returns the upload they describe
+// (without its enqueuer).
+func (uf *uploadFlags) planOptions() (audience.PlanOptions, error) {
+	var o audience.PlanOptions
+	if err := uf.sourceFlags.check("audience upload"); err != nil {
+		return o, err
+	}
 	switch {
 	case uf.account == "":
-		return usageError("audience upload: --account is required")
+		return o, usageError("audience upload: --account is required")
 	case (uf.audienceID == "") == (uf.create == ""):
-		return usageError("audience upload: give exactly one of --audience and --create")
-	case uf.in == "" || uf.in == "-":
-		return usageError("audience upload: --in FILE is required (a file: it is read twice, for its checksum and its users)")
+		return o, usageError("audience upload: give exactly one of --audience and --create")
+	case uf.in == "-":
+		return o, usageError("audience upload: --in FILE is required (a file: it is read twice, for its checksum and its users)")
 	case uf.op != audience.OperationUpdate && uf.op != audience.OperationDelete:
-		return usageError("audience upload: --op %q: want update or delete", uf.op)
+		return o, usageError("audience upload: --op %q: want update or delete", uf.op)
 	case uf.mode != audience.ModeAdd && uf.mode != audience.ModeReplace:
-		return usageError("audience upload: --mode %q: want add or replace", uf.mode)
+		return o, usageError("audience upload: --mode %q: want add or replace", uf.mode)
 	case uf.mode == audience.ModeReplace && uf.op != audience.OperationUpdate:
-		return usageError("audience upload: --mode replace sends its own updates and deletes: drop --op delete")
+		return o, usageError("audience upload: --mode replace sends its own updates and deletes: drop --op delete")
 	case uf.mode != audience.ModeReplace && uf.flags != nil && uf.flags.Changed("max-delete"):
-		return usageError("audience upload: --max-delete bounds the deletes of --mode replace; --op delete deletes exactly the file's users")
+		return o, usageError("audience upload: --max-delete bounds the deletes of --mode replace; --op delete deletes exactly the file's users")
 	case uf.dryRun && uf.create != "":
-		return usageError("audience upload: --dry-run sends nothing, so it cannot --create an audience: preview with --audience ID, or check the file with adsync audience hash")
+		return o, usageError("audience upload: --dry-run sends nothing, so it cannot --create an audience: preview with --audience ID, or check the file with adsync audience hash")
 	}
 	eff, err := parseWhen("effective-at", uf.effectiveAt)
 	if err != nil {
-		return err
+		return o, err
 	}
 	exp, err := parseWhen("expires-at", uf.expiresAt)
 	if err != nil {
-		return err
+		return o, err
 	}
 	if eff != nil && exp != nil && !exp.After(*eff) {
-		return usageError("audience upload: --expires-at must be later than --effective-at")
+		return o, usageError("audience upload: --expires-at must be later than --effective-at")
 	}
 	norm, ropts, err := uf.hf.build("audience upload")
 	if err != nil {
+		return o, err
+	}
+	return audience.PlanOptions{
+		AccountID: uf.account, AudienceID: uf.audienceID, Path: uf.in, Query: uf.query, SourceURL: uf.sourceURL,
+		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
+		MaxInvalid: uf.hf.maxInvalid, MaxDelete: uf.maxDelete, DryRun: uf.dryRun,
+		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0), Trigger: uf.trigger,
+	}, nil
+}
+
+func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
+	o, err := uf.planOptions()
+	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(uf.in); err != nil {
-		return fmt.Errorf("audience upload: %w", err)
+	// A file is checked before the database is opened; a query on
+	// adsync's database once it is. Either way before any audience is
+	// created or anything recorded.
+	if uf.query == "" {
+		if err := audience.CheckSource(ctx, nil, o); err != nil {
+			return inputUsage(fmt.Errorf("audience upload: %w", err))
+		}
 	}
-
 	deps, err := a.pipeline(ctx)
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
+	}
+	if uf.query != "" {
+		if err := audience.CheckSource(ctx, deps.Pool, o); err != nil {
+			return inputUsage(fmt.Errorf("audience upload: %w", err))
+		}
 	}
 	if uf.audienceID != "" {
 		// With --create, the create call itself answers 404 for such an
@@ -160,69 +197,80 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return err
 	}
-	o := audience.PlanOptions{
-		AccountID: uf.account, AudienceID: uf.audienceID, Path: uf.in,
-		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
-		MaxInvalid: uf.hf.maxInvalid, MaxDelete: uf.maxDelete, DryRun: uf.dryRun,
-		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0),
-		Enqueue: jobs.AudienceEnqueuer(inserter), Trigger: uf.trigger,
-	}
+	o.Enqueue = jobs.AudienceEnqueuer(inserter)
 	if uf.create != "" {
-		id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)
-		var dup *audience.DuplicateNameError
-		if errors.As(err, &dup) && dup.ExistingID != "" {
-			return fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
+		if o.AudienceID, err = a.createForUpload(ctx, deps, uf, o); err != nil {
+			return err
 		}
-		if errors.Is(err, api.ErrNotFound) {
-			return usageError("audience upload: --account: %s", unreachableAccount(uf.account))
-		}
-		if err != nil {
-			return fmt.Errorf("audience upload: --create: %w", err)
-		}
-		if created {
-			fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", id, uf.create)
-		} else {
-			fmt.Fprintf(a.stdout, "continuing with custom audience %s (%q), created by adsync for this file\n", id, uf.create)
-		}
-		o.AudienceID = id
 	}
 	audienceID := o.AudienceID
 	o.Review = func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf, res) }
 	res, err := audience.Plan(ctx, deps.Pool, o)
 	if err != nil {
-		return err
+		return inputUsage(err)
 	}
+	if !a.writeOutcome(uf, audienceID, res) || !uf.wait {
+		return nil
+	}
+	return a.waitUpload(ctx, deps, res.Upload.ID)
+}
+
+// createForUpload creates the audience of --create, or finds the one an
+// earlier run created for the same input, and returns its id.
+func (a *app) createForUpload(ctx context.Context, deps *jobs.Deps, uf *uploadFlags, o audience.PlanOptions) (string, error) {
+	id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)
+	var dup *audience.DuplicateNameError
+	if errors.As(err, &dup) && dup.ExistingID != "" {
+		return "", fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
+	}
+	if errors.Is(err, api.ErrNotFound) {
+		return "", usageError("audience upload: --account: %s", unreachableAccount(uf.account))
+	}
+	if err != nil {
+		return "", fmt.Errorf("audience upload: --create: %w", err)
+	}
+	if created {
+		fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", id, uf.create)
+	} else {
+		fmt.Fprintf(a.stdout, "continuing with custom audience %s (%q), created by adsync for this input\n", id, uf.create)
+	}
+	return id, nil
+}
+
+// writeOutcome says what the plan did, and whether it left batches for a
+// worker (or --wait) to send.
+func (a *app) writeOutcome(uf *uploadFlags, audienceID string, res *audience.PlanResult) (queued bool) {
 	up := res.Upload
 	switch {
 	case res.Outcome == audience.Skipped:
 		fmt.Fprintf(a.stdout, "skipped: %s was already uploaded to audience %s as upload %d (%s, %s); --force uploads it again\n",
 			uf.name(), audienceID, up.ID, up.Operation, up.Mode)
-		return nil
+		return false
 	case res.Outcome == audience.Resumed && uf.dryRun:
 		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.name())
-		return nil
+		return false
 	case res.Outcome == audience.Previewed:
 		fmt.Fprintln(a.stdout, "dry run: nothing recorded or sent")
-		return nil
+		return false
 	case res.Outcome == audience.Resumed:
 		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.name())
 	default:
 		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d adds and %d deletes in %d batches to audience %s\n",
 			up.ID, up.RowsRead, up.RowsInvalid, res.Summary.Adds, res.Summary.Deletes, res.Batches, audienceID)
 	}
-	if !uf.wait {
-		if up.State == audience.StatePlanned {
-			fmt.Fprintln(a.stdout, "queued: 'adsync worker' sends the batches")
-		}
-		return nil
+	if !uf.wait && up.State == audience.StatePlanned {
+		fmt.Fprintln(a.stdout, "queued: 'adsync worker' sends the batches")
 	}
-	return a.waitUpload(ctx, deps, up.ID)
+	return true
 }
 
-// name is the input file as the user knows it.
+// name is the input as the user knows it.
 func (uf *uploadFlags) name() string {
-	if uf.display != "" {
+	switch {
+	case uf.display != "":
 		return uf.display
+	case uf.query != "":
+		return "the query's result"
 	}
 	return uf.in
 }
@@ -247,7 +295,7 @@ func (uf *uploadFlags) commandFor(id string) string {
 			switch {
 			case f.Value.Type() == "bool" && v == "true":
 				args = append(args, "--"+f.Name)
-			case f.Name == "database-url":
+			case f.Name == "database-url" || f.Name == "source-url":
 				args = append(args, "--"+f.Name, shellQuote(config.MaskURL(v)))
 			default:
 				args = append(args, "--"+f.Name, shellQuote(v))
@@ -271,7 +319,7 @@ func shellQuote(s string) string {
 // then what it sends (users, each once).
 func writePlan(w io.Writer, audienceID string, uf *uploadFlags, res *audience.PlanResult) {
 	for _, e := range res.Report.InvalidRows {
-		fmt.Fprintf(w, "invalid: line %d: %s (not uploaded)\n", e.Line, e.Reason)
+		fmt.Fprintf(w, "invalid: %s: %s (not uploaded)\n", res.Report.Where(e.Line), e.Reason)
 	}
 	if n := res.Report.RowsInvalid - len(res.Report.InvalidRows); n > 0 {
 		fmt.Fprintf(w, "invalid: %d more rows not listed\n", n)

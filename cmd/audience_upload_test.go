@@ -323,7 +323,7 @@ func TestAudienceUploadReadsASemicolonFileWithDelimiterAndHintsWithout(t *testin
 	in := writeFile(t, "people.csv", strings.ReplaceAll(audienceCSV, ",", ";"))
 
 	r := b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait", "--default-country", "US", "--max-invalid", "2")
-	require.Equal(t, 1, r.code, r.stderr)
+	require.Equal(t, 2, r.code, "the input must change: %s", r.stderr)
 	require.Contains(t, r.stderr, in+`: line 1: the header has one column "email;phone;external_id"; the file looks semicolon-delimited: use --delimiter ';'`)
 	require.Empty(t, b.srv.AudienceMembers(aud, "email"), "nothing sent")
 

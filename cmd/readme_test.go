@@ -1,11 +1,15 @@
 package adsynccmd
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/adsync/adsync/export/exporttest"
+	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,4 +46,74 @@ func TestREADMEAudienceHashExampleRunsAsShown(t *testing.T) {
 	users, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.Equal(t, 3000, strings.Count(string(users), "\n"), "the sample's 3,000 valid users")
+}
+
+// readmeSample is the sample CRM file from this package's directory.
+const readmeSample = "../fixtures/sample/crm.csv"
+
+func TestREADMEAudienceHashOfTheSampleAsParquetRunsAsShown(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	// The README's make duckdb line, run from the project's root, in a
+	// folder of the test's.
+	m := regexp.MustCompile(`make duckdb SQL="(COPY .*crm\.parquet.*)"`).FindSubmatch(readme)
+	require.NotNil(t, m, "README.md shows how DuckDB writes crm.parquet")
+	dir := t.TempDir()
+	sample, err := filepath.Abs(readmeSample)
+	require.NoError(t, err)
+	sql := strings.NewReplacer("'fixtures/sample/crm.csv'", "'"+sample+"'", "'crm.parquet'", "'"+filepath.Join(dir, "crm.parquet")+"'").Replace(string(m[1]))
+	exporttest.Duck(t, nil, map[string]string{"copy": sql})
+
+	args, want := readmeExample(t, "adsync audience hash --in crm.parquet")
+	out := filepath.Join(dir, "users.ndjson")
+	for i, a := range args {
+		switch a {
+		case "crm.parquet":
+			args[i] = filepath.Join(dir, a)
+		case "users.ndjson":
+			args[i] = out
+		}
+	}
+	r := run(t, args[1:]...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, want, r.stdout, "the README shows exactly what the command prints")
+	require.Contains(t, want, "invalid: row 101: ")
+}
+
+func TestREADMEAudienceHashOfTheSampleAsAQueryRunsAsShown(t *testing.T) {
+	t.Parallel()
+	// The README loads the sample with psql's \copy (CSV: an empty field
+	// is a null) into the table it creates.
+	db := localpg.NewDatabase(t)
+	pool := (&serviceBundle{db: db}).pool(t)
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `CREATE SCHEMA crm; CREATE TABLE crm.customers (email text, phone text, handle text, partner_user_id text, opted_in boolean NOT NULL DEFAULT true)`)
+	require.NoError(t, err)
+	f, err := os.Open(readmeSample)
+	require.NoError(t, err)
+	defer f.Close()
+	conn, err := pool.Acquire(ctx)
+	require.NoError(t, err)
+	_, err = conn.Conn().PgConn().CopyFrom(ctx, f, "COPY crm.customers (email, phone, handle, partner_user_id) FROM STDIN (FORMAT csv, HEADER true)")
+	conn.Release()
+	require.NoError(t, err)
+
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(readme), `-c "\copy crm.customers (email, phone, handle, partner_user_id) FROM 'fixtures/sample/crm.csv' CSV HEADER"`)
+	require.Contains(t, string(readme), `-c 'CREATE TABLE crm.customers (email text, phone text, handle text, partner_user_id text, opted_in boolean NOT NULL DEFAULT true)'`)
+	_, want := readmeExample(t, `adsync audience hash --query "`)
+	line := regexp.MustCompile(`\$ adsync audience hash --query "([^"]+)" --out users.ndjson\n`).FindSubmatch(readme)
+	require.NotNil(t, line)
+	out := filepath.Join(t.TempDir(), "users.ndjson")
+	r := run(t, "audience", "hash", "--query", string(line[1]), "--out", out, "--database-url", db)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, want, r.stdout, "the README shows exactly what the command prints")
+	csv := run(t, "audience", "hash", "--in", readmeSample)
+	users, err := os.ReadFile(out)
+	require.NoError(t, err)
+	// A table's rows come in the order they lie in it, which need not be
+	// the file's: the same users, not the same order.
+	require.ElementsMatch(t, strings.Split(csv.stdout, "\n"), strings.Split(string(users), "\n"), "the same users as the CSV file")
 }

@@ -327,7 +327,7 @@ func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
 	if err != nil {
 		return err
 	}
-	uf := &uploadFlags{account: account, in: file, display: name, op: audience.OperationUpdate, mode: audience.ModeAdd, wait: true,
+	uf := &uploadFlags{account: account, sourceFlags: sourceFlags{in: file}, display: name, op: audience.OperationUpdate, mode: audience.ModeAdd, wait: true,
 		hf: defaultHashFlags(), trigger: "run"}
 	// The demo's fake keeps the audiences earlier runs created: such an
 	// audience is named as the earlier run's.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -31,14 +30,8 @@ type csvChunk struct {
 	results []rowResult
 
 	// Worker scratch, kept across uses of the chunk.
-	fields   []string
-	arena    []byte          // hashes, back to back
-	spans    []int           // start and end in arena of each value
-	rowSpans [][2]int        // per line: its values' range in spans
-	typeEnds [][numTypes]int // per line: end in its range of each type's values
-	flat     []string        // the values as strings, one allocation per chunk
-	json     []byte          // user objects, back to back
-	jsonEnds []int           // per line: end of its user object in json
+	fields []string
+	hashArena
 }
 
 func (c *csvChunk) reset() {
@@ -68,14 +61,10 @@ func (w *csvWorker) work(c *csvChunk) {
 	for len(c.results) < len(c.lines) {
 		c.results = append(c.results, rowResult{})
 	}
-	c.arena = c.arena[:0]
-	c.spans = c.spans[:0]
-	c.rowSpans = c.rowSpans[:0]
-	c.typeEnds = c.typeEnds[:0]
+	c.hashArena.reset()
 	start := 0
 	for i, line := range c.lines {
-		c.rowSpans = append(c.rowSpans, [2]int{len(c.spans), len(c.spans)})
-		c.typeEnds = append(c.typeEnds, [numTypes]int{})
+		c.addRow()
 		end := c.ends[i]
 		s := text[start:end]
 		start = end
@@ -93,51 +82,7 @@ func (w *csvWorker) work(c *csvChunk) {
 		}
 		w.hashRow(c, i, line, fields)
 	}
-	// The hashes become strings in one allocation.
-	arena := string(c.arena)
-	c.flat = c.flat[:0]
-	for k := 0; k < len(c.spans); k += 2 {
-		c.flat = append(c.flat, arena[c.spans[k]:c.spans[k+1]])
-	}
-	c.json = c.json[:0]
-	c.jsonEnds = c.jsonEnds[:0]
-	for i := range c.lines {
-		c.jsonEnds = append(c.jsonEnds, len(c.json))
-		res := &c.results[i]
-		res.user.keyed = false
-		if c.rowErrs[i] != nil || res.reasons.Len() > 0 {
-			continue
-		}
-		u := &res.user
-		lo := c.rowSpans[i][0] / 2
-		for t := range numTypes {
-			hi := c.rowSpans[i][0]/2 + c.typeEnds[i][t]
-			v := c.flat[lo:hi:hi]
-			lo = hi
-			if len(v) > 1 {
-				slices.Sort(v)
-				v = slices.Compact(v)
-			}
-			u.values[t] = v
-		}
-		if u.Len() > 0 {
-			from := len(c.json)
-			c.json = u.appendJSON(c.json)
-			c.jsonEnds[i] = len(c.json)
-			// The key too, here on a worker rather than on the emitting
-			// goroutine, which every row goes through.
-			u.key, u.keyed = keyOf(c.json[from:]), true
-		}
-	}
-	from := 0
-	for i := range c.lines {
-		u := &c.results[i].user
-		u.json = nil
-		if to := c.jsonEnds[i]; to > from {
-			u.json = c.json[from:to:to]
-			from = to
-		}
-	}
+	c.finish(c.results[:len(c.lines)], c.rowErrs)
 }
 
 // split returns the fields of line s (b holds the same bytes). Lines
@@ -166,27 +111,11 @@ func (w *csvWorker) split(s string, b []byte, fields []string) ([]string, string
 // rowResult.hash: types in user object order, columns in file order.
 func (w *csvWorker) hashRow(c *csvChunk, i, line int, fields []string) {
 	res := &c.results[i]
-	res.user.Line = line
-	res.reasons.Reset()
-	res.badTypes = [numTypes]int{}
+	res.begin(line)
 	first := len(c.spans)
-	for t, typ := range types {
+	for t := range types {
 		for _, col := range w.byType[t] {
-			start := len(c.arena)
-			out, skipped, err := w.n.AppendHash(c.arena, typ, fields[col])
-			c.arena = out
-			if skipped {
-				continue
-			}
-			if err != nil {
-				res.badTypes[t]++
-				if res.reasons.Len() > 0 {
-					res.reasons.WriteString("; ")
-				}
-				res.reasons.WriteString(err.Error())
-				continue
-			}
-			c.spans = append(c.spans, start, len(c.arena))
+			c.hashValue(w.n, res, t, fields[col])
 		}
 		c.typeEnds[i][t] = (len(c.spans) - first) / 2
 	}

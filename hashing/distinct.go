@@ -32,11 +32,11 @@ type userSet struct {
 // add records u and reports whether it is new: false when a user with the
 // same identifiers was added before.
 func (s *userSet) add(u *HashedUser) bool {
-	k := u.key
 	if !u.keyed {
 		s.buf = u.AppendJSON(s.buf[:0])
-		k = keyOf(s.buf)
+		u.key, u.keyed = keyOf(s.buf), true
 	}
+	k := u.key
 	if s.seen == nil {
 		s.seen = map[userKey]struct{}{}
 	}

@@ -49,3 +49,19 @@ type RowError struct {
 }
 
 func (e *RowError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Reason) }
+
+// InputError is an input no user can be read from at all, whatever its
+// rows hold: a missing file, a header or schema without an identifier
+// column, a column naming no identifier type, a column of a type that holds
+// no identifier, a query that writes. It is the input that must change, not
+// a row (RowError) and not the reading (I/O or database errors): commands
+// exit with their usage status for it. Nothing of such an input is used.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// InputErrorf builds an *InputError; %w wraps as in fmt.Errorf.
+func InputErrorf(format string, args ...any) error {
+	return &InputError{Err: fmt.Errorf(format, args...)}
+}

@@ -19,6 +19,7 @@ import (
 // is not a *RowError, or of emit.
 func HashRecords(r RecordReader, n *Normalizer, emit func(HashedUser) error, report *Report) error {
 	defer report.foldValid()
+	report.rows = rowNamesOf(r)
 	var res rowResult
 	var seen userSet
 	for {
@@ -47,6 +48,13 @@ type rowResult struct {
 	user     HashedUser
 	reasons  strings.Builder
 	badTypes [numTypes]int
+}
+
+// begin readies res for the row at line.
+func (res *rowResult) begin(line int) {
+	res.user.Line = line
+	res.reasons.Reset()
+	res.badTypes = [numTypes]int{}
 }
 
 // hash fills res from the raw values of the row at line; values(i) returns

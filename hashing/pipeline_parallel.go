@@ -7,7 +7,7 @@ import (
 
 // chunkRows is how many rows travel together between the reader, the
 // workers and the emitter: enough to make the hand-over cheap.
-const chunkRows = 256
+const chunkRows = 1024
 
 // chunk is a run of consecutive rows: their raw values on the way in, their
 // results on the way out.
@@ -16,6 +16,7 @@ type chunk struct {
 	rowErrs []*RowError // per row; nil for a record
 	values  [][numTypes][]string
 	results []rowResult
+	hashArena
 }
 
 func (c *chunk) reset() {
@@ -51,18 +52,29 @@ func (c *chunk) addRowError(e *RowError) {
 	}
 }
 
-// work hashes every record of c.
+// work hashes every record of c into its arena, as a CSV worker does.
 func (c *chunk) work(n *Normalizer) {
 	for len(c.results) < len(c.lines) {
 		c.results = append(c.results, rowResult{})
 	}
+	c.hashArena.reset()
 	for i, line := range c.lines {
+		c.addRow()
 		if c.rowErrs[i] != nil {
 			continue
 		}
-		vals := &c.values[i]
-		c.results[i].hash(n, line, func(k int) []string { return vals[k] })
+		res := &c.results[i]
+		res.begin(line)
+		first := len(c.spans)
+		for t := range numTypes {
+			for _, raw := range c.values[i][t] {
+				c.hashValue(n, res, t, raw)
+			}
+			c.typeEnds[i][t] = (len(c.spans) - first) / 2
+		}
+		c.rowSpans[i] = [2]int{first, len(c.spans)}
 	}
+	c.finish(c.results[:len(c.lines)], c.rowErrs)
 }
 
 // HashRecordsParallel is HashRecords with normalization and hashing spread
@@ -74,6 +86,7 @@ func (c *chunk) work(n *Normalizer) {
 func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(HashedUser) error, report *Report) error {
 	workers = max(workers, 1)
 	defer report.foldValid()
+	report.rows = rowNamesOf(r)
 	if c, ok := r.(*CSVReader); ok {
 		return hashCSVParallel(c, n, workers, emit, report)
 	}

@@ -98,3 +98,36 @@ func TestHashRecordsParallelReturnsTheReadersFatalError(t *testing.T) {
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	require.Equal(t, 1, emitted, "rows read before the error still go out")
 }
+
+// anyReader hides a reader's type: HashRecordsParallel takes its generic
+// path (the one Parquet and query readers take), not the CSV one.
+type anyReader struct{ hashing.RecordReader }
+
+func TestHashRecordsParallelOfAnyReaderMatchesSequentialUsersAndReport(t *testing.T) {
+	t.Parallel()
+	n := normalizer(t, hashing.Options{DefaultCountry: "US", PassThroughHashed: true})
+	for _, in := range []string{mixedCSV(), trickyCSV(3000)} {
+		run := func(parallel bool) ([]string, hashing.Report) {
+			r, err := hashing.NewCSVReader(strings.NewReader(in), hashing.ReaderOptions{IgnoreUnknown: true})
+			require.NoError(t, err)
+			var out []string
+			rep := hashing.Report{MaxInvalidListed: 1 << 20}
+			emit := func(u hashing.HashedUser) error {
+				out = append(out, fmt.Sprintf("%d %s %d", u.Line, u.AppendJSON(nil), u.Len()))
+				return nil
+			}
+			if parallel {
+				require.NoError(t, hashing.HashRecordsParallel(anyReader{r}, n, 3, emit, &rep))
+			} else {
+				require.NoError(t, hashing.HashRecords(r, n, emit, &rep))
+			}
+			return out, rep
+		}
+		want, wantRep := run(false)
+		got, gotRep := run(true)
+		require.NotEmpty(t, want)
+		require.Positive(t, wantRep.RowsInvalid)
+		require.Equal(t, want, got)
+		require.Equal(t, wantRep, gotRep)
+	}
+}

@@ -52,7 +52,7 @@ func NewCSVReader(r io.Reader, opts ReaderOptions) (*CSVReader, error) {
 		t, ok := res.resolve(name)
 		if !ok || t.index() < 0 {
 			if !opts.IgnoreUnknown {
-				return nil, fmt.Errorf("csv header (line %d): unknown column %q (column %d): map it with an alias or ignore unknown columns", line, name, i+1)
+				return nil, InputErrorf("csv header (line %d): unknown column %q (column %d): map it with an alias or ignore unknown columns", line, name, i+1)
 			}
 			c.cols = append(c.cols, -1)
 			continue
@@ -61,7 +61,7 @@ func NewCSVReader(r io.Reader, opts ReaderOptions) (*CSVReader, error) {
 		identifiers++
 	}
 	if identifiers == 0 {
-		return nil, fmt.Errorf("csv header (line %d): no identifier column (want one of %s, or an alias)", line, typeList())
+		return nil, InputErrorf("csv header (line %d): no identifier column (want one of %s, or an alias)", line, typeList())
 	}
 	return c, nil
 }
@@ -71,20 +71,20 @@ func (c *CSVReader) header() ([]string, int, error) {
 	for {
 		b, num, tooLong, err := c.lines.next()
 		if err == io.EOF {
-			return nil, num, errors.New("csv: no header: the file is empty")
+			return nil, num, InputErrorf("csv: no header: the file is empty")
 		}
 		if err != nil {
 			return nil, num, fmt.Errorf("csv header: %w", err)
 		}
 		if tooLong {
-			return nil, num, fmt.Errorf("csv header (line %d): longer than %d bytes", num, c.lines.max)
+			return nil, num, InputErrorf("csv header (line %d): longer than %d bytes", num, c.lines.max)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		fields, reason := c.p.parse(b)
 		if reason != "" {
-			return nil, num, fmt.Errorf("csv header (line %d): %s", num, reason)
+			return nil, num, InputErrorf("csv header (line %d): %s", num, reason)
 		}
 		return append([]string(nil), fields...), num, nil
 	}
@@ -259,5 +259,5 @@ func delimiterHint(header []string, line int, comma rune, res resolver) error {
 	if d.r == '\t' {
 		flag = d.flag
 	}
-	return fmt.Errorf("line %d: the header has one column %q; the file looks %s-delimited: use --delimiter %s", line, name, d.name, flag)
+	return InputErrorf("line %d: the header has one column %q; the file looks %s-delimited: use --delimiter %s", line, name, d.name, flag)
 }

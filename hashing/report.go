@@ -64,6 +64,17 @@ type Report struct {
 	// valid counts into Valid without a map update per row; foldValid
 	// moves it there when a pipeline returns.
 	valid [numTypes]int
+	// rows names records for Where; nil names them by line.
+	rows *RowNames
+}
+
+// Where names record n of the input for people: "line 12" for a text file,
+// "row 12" for Parquet files or a query's result (see RowNumbered).
+func (r *Report) Where(n int) string {
+	if r.rows == nil {
+		return fmt.Sprintf("line %d", n)
+	}
+	return r.rows.Name(n)
 }
 
 // foldValid adds the counts kept in r.valid to r.Valid.
@@ -111,7 +122,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		p.printf("%s: %d valid, %d invalid\n", t, v, i)
 	}
 	for _, e := range r.InvalidRows {
-		p.printf("invalid: line %d: %s\n", e.Line, e.Reason)
+		p.printf("invalid: %s: %s\n", r.Where(e.Line), e.Reason)
 	}
 	if n := r.RowsInvalid - len(r.InvalidRows); n > 0 {
 		p.printf("invalid: %d more rows not listed\n", n)

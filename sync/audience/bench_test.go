@@ -20,6 +20,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/parquet-go/parquet-go"
 )
 
 // BenchmarkFileToBatches measures a file's way to upload-ready request
@@ -156,7 +157,7 @@ func BenchmarkCRMFileToBatches(b *testing.B) {
 		b.Run(file.name+"/plan", func(b *testing.B) {
 			timed(b, file.rows, func() {
 				users, bodies := 0, 0
-				report, err := audience.PlanBatchesForBench(audience.PlanOptions{Path: file.path, Normalizer: n,
+				report, err := audience.PlanBatchesForBench(context.Background(), nil, audience.PlanOptions{Path: file.path, Normalizer: n,
 					Workers: runtime.GOMAXPROCS(0)}, func(body []byte, u int) { users += u; bodies++ })
 				if err != nil || report.RowsEmitted != file.rows || users != file.rows || report.RowsInvalid != 0 {
 					b.Fatal(err, report.RowsEmitted, users, report.InvalidRows)
@@ -183,48 +184,101 @@ func BenchmarkCRMFileToBatches(b *testing.B) {
 	}
 }
 
-// rssChildEnv makes the test binary plan one file and print its peak RSS.
+// rssChildEnv makes the test binary plan one source and print its peak RSS.
 const rssChildEnv = "ADSYNC_AUDIENCE_RSS_CHILD"
 
-// BenchmarkPlanPeakRSS plans a 10,000,000-row CSV (written to a temporary
-// directory first) into Postgres in a child process and reports the
-// child's peak resident memory (VmHWM), the figure a user's machine sees.
+// rssQuery is the query BenchmarkPlanPeakRSS plans: the users of its CSV
+// and Parquet files, in a table of adsync's database.
+const rssQuery = "SELECT email FROM bench_users"
+
+// BenchmarkPlanPeakRSS plans the same 10,000,000 users from each source,
+// a CSV file, a Parquet file (row groups of 100,000 rows) and a query on
+// adsync's database, into Postgres, each in a child process, and reports
+// the child's peak resident memory (VmHWM, the figure a user's machine
+// sees), the users planned per second, and the CPU seconds of the child
+// and of Postgres (which runs the query, and stores every plan). The CSV
+// goes first: it is the others' baseline, measured in the same run.
 func BenchmarkPlanPeakRSS(b *testing.B) {
 	rows := 10_000_000
 	if s := os.Getenv("ADSYNC_RSS_ROWS"); s != "" {
 		rows, _ = strconv.Atoi(s)
 	}
 	dir := b.TempDir()
-	path := filepath.Join(dir, "users.csv")
-	f, err := os.Create(path)
+	csvPath, parquetPath := filepath.Join(dir, "users.csv"), filepath.Join(dir, "users.parquet")
+	writeRSSFiles(b, csvPath, parquetPath, rows)
+	db := jobstest.MigratedDatabase(b)
+	pool := jobstest.Pool(b, db)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `CREATE TABLE bench_users AS SELECT 'Customer.' || i || '@Example.com' AS email FROM generate_series(0, $1::int - 1) i`, rows); err != nil {
+		b.Fatal(err)
+	}
+	cpu := measure.NewCPU(b, pool)
+	for _, src := range []struct{ name, env string }{
+		{"csv", "ADSYNC_RSS_FILE=" + csvPath}, {"parquet", "ADSYNC_RSS_FILE=" + parquetPath}, {"query", "ADSYNC_RSS_QUERY=" + rssQuery},
+	} {
+		b.Run("source="+src.name, func(b *testing.B) {
+			var peakMB float64
+			var took, used, pg time.Duration
+			for b.Loop() {
+				// Each plan starts from an empty audience_batches.
+				if _, err := pool.Exec(ctx, `TRUNCATE audience_uploads, audience_batches, river_job, sync_runs CASCADE`); err != nil {
+					b.Fatal(err)
+				}
+				start, cpu0, pg0 := time.Now(), cpu.Now(), cpu.Server()
+				peakMB = measure.ChildPeakRSS(b, rssChildEnv+"=1", "ADSYNC_RSS_DB="+db, src.env)
+				took = time.Since(start)
+				// The child's server processes count once the server has
+				// reaped them.
+				time.Sleep(time.Second)
+				used, pg = cpu.Now()-cpu0, cpu.Server()-pg0
+			}
+			b.ReportMetric(peakMB, "peak-RSS-MB")
+			b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
+			b.ReportMetric(float64(rows), "rows")
+			b.ReportMetric(took.Seconds(), "wall-s")
+			b.ReportMetric(used.Seconds(), "cpu-s")
+			b.ReportMetric(pg.Seconds(), "pg-cpu-s")
+		})
+	}
+}
+
+// writeRSSFiles writes the users of BenchmarkPlanPeakRSS as a CSV file and
+// a Parquet file.
+func writeRSSFiles(b *testing.B, csvPath, parquetPath string, rows int) {
+	f, err := os.Create(csvPath)
 	if err != nil {
 		b.Fatal(err)
 	}
+	pf, err := os.Create(parquetPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	type user struct {
+		Email string `parquet:"email"`
+	}
+	pw := parquet.NewGenericWriter[user](pf, parquet.MaxRowsPerRowGroup(100_000))
 	w := bufio.NewWriterSize(f, 1<<20)
 	fmt.Fprintln(w, "email")
+	batch := make([]user, 0, 10_000)
 	for i := range rows {
-		fmt.Fprintf(w, "Customer.%d@Example.com\n", i)
+		batch = append(batch, user{Email: fmt.Sprintf("Customer.%d@Example.com", i)})
+		fmt.Fprintln(w, batch[len(batch)-1].Email)
+		if len(batch) == cap(batch) || i == rows-1 {
+			if _, err := pw.Write(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
 	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
+	for _, err := range []error{w.Flush(), f.Close(), pw.Close(), pf.Close()} {
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	db := jobstest.MigratedDatabase(b)
-	var peakMB float64
-	var took time.Duration
-	for b.Loop() {
-		start := time.Now()
-		peakMB = measure.ChildPeakRSS(b, rssChildEnv+"=1", "ADSYNC_RSS_DB="+db, "ADSYNC_RSS_FILE="+path)
-		took = time.Since(start)
-	}
-	b.ReportMetric(peakMB, "peak-RSS-MB")
-	b.ReportMetric(float64(rows)/took.Seconds(), "rows/s")
-	b.ReportMetric(float64(rows), "rows")
 }
 
-// rssChild plans ADSYNC_RSS_FILE into ADSYNC_RSS_DB and prints VmHWM.
+// rssChild plans ADSYNC_RSS_FILE or ADSYNC_RSS_QUERY into ADSYNC_RSS_DB and
+// prints VmHWM.
 func rssChild() int {
 	ctx := context.Background()
 	pool, err := store.Connect(ctx, os.Getenv("ADSYNC_RSS_DB"), store.ConnectOptions{MaxConns: 4})
@@ -245,7 +299,7 @@ func rssChild() int {
 		return 1
 	}
 	res, err := audience.Plan(ctx, pool, audience.PlanOptions{
-		AccountID: "acct", AudienceID: "aud", Path: os.Getenv("ADSYNC_RSS_FILE"),
+		AccountID: "acct", AudienceID: "aud", Path: os.Getenv("ADSYNC_RSS_FILE"), Query: os.Getenv("ADSYNC_RSS_QUERY"),
 		Operation: audience.OperationUpdate, Mode: audience.ModeAdd, Force: true,
 		Normalizer: n, Workers: runtime.GOMAXPROCS(0), Enqueue: jobs.AudienceEnqueuer(rc),
 	})

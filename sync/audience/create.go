@@ -65,8 +65,9 @@ func CreateAudience(ctx context.Context, c *api.Client, accountID, name string) 
 //
 // It creates the audience, recording it in audience_creates. When the name
 // is taken by the audience adsync created under it earlier, and that audience
-// holds no upload other than one of the same file (same checksum, operation
-// and mode), it returns that audience: the same command run again after an
+// holds no upload other than one of the same input (the same file by its
+// checksum, or the same query; same operation and mode), it returns that
+// audience: the same command run again after an
 // interruption continues its upload (Plan resumes or skips it). Any other
 // holder of the name answers the *DuplicateNameError.
 func CreateForUpload(ctx context.Context, pool *pgxpool.Pool, c *api.Client, name string, o PlanOptions) (id string, created bool, err error) {
@@ -105,7 +106,7 @@ func CreateForUpload(ctx context.Context, pool *pgxpool.Pool, c *api.Client, nam
 
 // createdForThisUpload reports whether audience id, holding name, is the
 // one an earlier run of adsync created under name for an upload of o's
-// file: it was recorded (or its create was on its way when that run
+// input: it was recorded (or its create was on its way when that run
 // stopped) and it holds no upload other than one of the same file,
 // operation and mode.
 func createdForThisUpload(ctx context.Context, pool *pgxpool.Pool, name, id string, o PlanOptions) (bool, error) {
@@ -123,14 +124,24 @@ func createdForThisUpload(ctx context.Context, pool *pgxpool.Pool, name, id stri
 	if err != nil {
 		return false, err
 	}
-	sum, err := FileChecksum(o.Path)
+	// The same input is the same file (its checksum), or the same query
+	// on the same database: a query's users may have changed since.
+	src, err := newSource(pool, &o)
 	if err != nil {
 		return false, fmt.Errorf("audience upload: %w", err)
 	}
+	sum, err := src.checksum(ctx)
+	if err != nil {
+		return false, fmt.Errorf("audience upload: %w", err)
+	}
+	column, same := "checksum", sum
+	if sum == "" {
+		column, same = "file_path", src.recorded()
+	}
 	var other bool
 	err = tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM audience_uploads WHERE audience_id = $1
-		AND NOT (account_id = $2 AND checksum = $3 AND operation = $4 AND mode = $5))`,
-		id, o.AccountID, sum, o.Operation, o.Mode).Scan(&other)
+		AND NOT (account_id = $2 AND `+column+` = $3 AND operation = $4 AND mode = $5))`,
+		id, o.AccountID, same, o.Operation, o.Mode).Scan(&other)
 	if err != nil || other {
 		return false, err
 	}

@@ -3,6 +3,8 @@ package audience
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/adsync/adsync/hashing"
 )
 
@@ -21,18 +23,24 @@ func (b BenchBatcher) Add(user []byte) error { return b.b.add(user) }
 // Close flushes the last body.
 func (b BenchBatcher) Close() error { return b.b.close() }
 
-// PlanBatchesForBench does what Plan does with an add's file before
-// anything is stored or sent: the file's checksum, then reading,
+// PlanBatchesForBench does what Plan does with an add's input before
+// anything is stored or sent: a file's checksum, then reading,
 // normalizing, hashing, encoding and batching its users (checked against
-// the checksum). Each full body goes to flushed instead of the database.
-func PlanBatchesForBench(o PlanOptions, flushed func(body []byte, users int)) (hashing.Report, error) {
+// the checksum; a query's users summed into its digest). Each full body
+// goes to flushed instead of the database. pool is where a query without
+// a source URL runs.
+func PlanBatchesForBench(ctx context.Context, pool *pgxpool.Pool, o PlanOptions, flushed func(body []byte, users int)) (hashing.Report, error) {
 	var report hashing.Report
-	sum, err := FileChecksum(o.Path)
+	src, err := newSource(pool, &o)
+	if err != nil {
+		return report, err
+	}
+	sum, err := src.checksum(ctx)
 	if err != nil {
 		return report, err
 	}
 	o.Operation, o.Mode = OperationUpdate, ModeAdd
-	p := &planner{ctx: context.Background(), o: o, upload: &Upload{Checksum: sum},
+	p := &planner{ctx: ctx, o: o, src: src, upload: &Upload{Checksum: sum},
 		flush: func(_ string, body []byte, users int) error { flushed(body, users); return nil }}
 	var s Summary
 	err = p.runAdd(&report, &s)

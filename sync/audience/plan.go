@@ -13,7 +13,6 @@ import (
 
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/hashing/bound"
-	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -25,16 +24,23 @@ type Enqueuer func(ctx context.Context, tx pgx.Tx, uploadID int64, seqs []int) e
 // PlanOptions describe one upload.
 type PlanOptions struct {
 	AccountID, AudienceID string
-	// Path is the input file (CSV or NDJSON, gzip transparent). It is read
-	// twice: once for its checksum, once for its users.
+	// Path is the input: a CSV or NDJSON file (gzip transparent), or a
+	// Parquet file, a folder of them or a glob. It is read twice: once for
+	// its checksum, once for its users.
 	Path string
+	// Query, when set, is the source instead of Path: a SQL query whose
+	// result columns are named like the CSV header, run read-only on
+	// SourceURL (empty: adsync's own database).
+	Query     string
+	SourceURL string
 	// Operation is OperationUpdate or OperationDelete; Mode is ModeAdd or
 	// ModeReplace (replace needs OperationUpdate).
 	Operation, Mode        string
 	EffectiveAt, ExpiresAt *time.Time
-	// Force plans the file again even when the same file (same checksum)
-	// was already uploaded to the audience with the same operation and mode,
-	// and lets a replace delete more than MaxDelete.
+	// Force plans the input again even when the same input (same
+	// checksum: a file's bytes, a query's users) was already uploaded to
+	// the audience with the same operation and mode, and lets a replace
+	// delete more than MaxDelete.
 	Force bool
 	// MaxInvalid bounds the file's invalid rows (unset:
 	// hashing.DefaultMaxInvalid); above it nothing is recorded.
@@ -125,8 +131,12 @@ func (o *PlanOptions) validate() error {
 		return errors.New("no account id")
 	case o.AudienceID == "":
 		return errors.New("no audience id")
-	case o.Path == "":
-		return errors.New("no input file")
+	case o.Path == "" && o.Query == "":
+		return errors.New("no input: a file or a query")
+	case o.Path != "" && o.Query != "":
+		return errors.New("a file and a query: give one input")
+	case o.SourceURL != "" && o.Query == "":
+		return errors.New("a source URL without a query: a file is read from disk")
 	case o.Operation != OperationUpdate && o.Operation != OperationDelete:
 		return fmt.Errorf("operation %q: want update or delete", o.Operation)
 	case o.Mode != ModeAdd && o.Mode != ModeReplace:
@@ -144,22 +154,31 @@ func (o *PlanOptions) validate() error {
 	return nil
 }
 
-// Plan records an upload of o.Path and its batches and enqueues their jobs,
-// all in one transaction. The same file already uploaded with the same
-// operation and mode is skipped unless o.Force; an unfinished (or failed)
-// upload of it is resumed: its batches not done are enqueued again.
+// Plan records an upload of o's input and its batches and enqueues their
+// jobs, all in one transaction. The same input already uploaded with the
+// same operation and mode is skipped unless o.Force; an unfinished (or
+// failed) upload of it is resumed: its batches not done are enqueued again.
+// The same input is the same checksum: a file's bytes, known before it is
+// read; a query's users (see hashing.UsersDigest), known once it was read,
+// so a query is planned first and its plan forgotten when an earlier upload
+// had the same users.
 //
 // A new plan is shown to o.Review, then checked; a refused plan records
-// nothing, so none of it is ever sent. Any file is refused above
-// o.MaxInvalid; a replace is refused when the file has no valid user
+// nothing, so none of it is ever sent. Any input is refused above
+// o.MaxInvalid; a replace is refused when the input has no valid user
 // (ErrNoValidUser) and, unless o.Force, when it would delete more than
 // o.MaxDelete (*DeleteBoundError). The bounds live here, where the deletes
-// are planned, so no caller can send a plan that skipped them.
+// are planned, so no caller can send a plan that skipped them. An input no
+// user can be read from is a *hashing.InputError, and records nothing.
 func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("audience upload: %w", err)
 	}
-	sum, err := FileChecksum(o.Path)
+	src, err := newSource(pool, &o)
+	if err != nil {
+		return nil, fmt.Errorf("audience upload: %w", err)
+	}
+	sum, err := src.checksum(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("audience upload: %w", err)
 	}
@@ -168,53 +187,47 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 		return nil, err
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	// One planner per audience at a time: replace mode diffs against the
-	// stored membership, and the duplicate check must see earlier plans.
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('adsync audience ' || $1, 0))`, o.AudienceID); err != nil {
+	if err := lockAudience(ctx, tx, o.AudienceID); err != nil {
 		return nil, err
 	}
-	// The checksum is of the file's bytes, whatever a plan makes of them:
-	// it says "the same input" to uploads planned before each user was
-	// sent once (see hashing.HashRecords) too. Such an upload, unfinished,
-	// resumes with the batches it stored (duplicates included: adding a
-	// user the audience holds already changes nothing), and, done, still
-	// skips the file.
-	if !o.Force {
-		prev, err := scanUpload(tx.QueryRow(ctx, `SELECT `+uploadColumns+` FROM audience_uploads
-			WHERE audience_id = $1 AND checksum = $2 AND operation = $3 AND mode = $4
-			ORDER BY id DESC LIMIT 1`, o.AudienceID, sum, o.Operation, o.Mode))
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-		case err != nil:
-			return nil, err
-		case prev.State == StateDone:
-			return &PlanResult{Outcome: Skipped, Upload: prev}, nil
-		case o.DryRun:
-			return &PlanResult{Outcome: Resumed, Upload: prev}, nil
-		default:
-			return resume(ctx, tx, prev, o.Enqueue)
+	if sum != "" && !o.Force {
+		if res, found, err := sameInput(ctx, tx, &o, sum, 0); found || err != nil {
+			return res, err
 		}
 	}
-
-	up := &Upload{AccountID: o.AccountID, AudienceID: o.AudienceID, FilePath: o.Path, Checksum: sum,
+	// A source known by its users only is planned in a savepoint, to be
+	// forgotten if an earlier upload had the same users.
+	ptx := tx
+	if sum == "" {
+		if ptx, err = tx.Begin(ctx); err != nil {
+			return nil, err
+		}
+	}
+	up := &Upload{AccountID: o.AccountID, AudienceID: o.AudienceID, FilePath: src.recorded(), Checksum: sum,
 		Operation: o.Operation, Mode: o.Mode, EffectiveAt: o.EffectiveAt, ExpiresAt: o.ExpiresAt, State: StatePlanned}
-	var runID int64
-	runID, _, err = store.StartRun(ctx, tx, Pipeline, cmp.Or(o.Trigger, "manual"), map[string]string{
-		"account_id": up.AccountID, "audience_id": up.AudienceID, "file": up.FilePath, "operation": up.Operation, "mode": up.Mode})
-	if err != nil {
+	if err := recordNewUpload(ctx, ptx, up, cmp.Or(o.Trigger, "manual"), o.Query != ""); err != nil {
 		return nil, err
 	}
-	err = tx.QueryRow(ctx, `INSERT INTO audience_uploads (account_id, audience_id, file_path, checksum, operation, mode, effective_at, expires_at, run_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id, created_at`,
-		up.AccountID, up.AudienceID, up.FilePath, up.Checksum, up.Operation, up.Mode, up.EffectiveAt, up.ExpiresAt, runID).Scan(&up.ID, &up.CreatedAt)
-	if err != nil {
-		return nil, err
-	}
-
-	p := &planner{ctx: ctx, tx: tx, o: o, upload: up}
+	p := &planner{ctx: ctx, tx: ptx, o: o, src: src, upload: up}
 	res := &PlanResult{Outcome: Planned, Upload: up}
 	res.Report.MaxInvalidListed = o.MaxInvalidListed
-	if err := p.run(res); err != nil {
+	if err := p.read(res); err != nil {
+		return nil, err
+	}
+	if sum == "" {
+		up.Checksum = p.digest.Sum()
+		prev, err := p.earlierSameUsers()
+		if err != nil {
+			return nil, err
+		}
+		if prev != nil {
+			if err := ptx.Rollback(ctx); err != nil {
+				return nil, err
+			}
+			return planSameInput(ctx, tx, &o, prev)
+		}
+	}
+	if err := p.conclude(res); err != nil {
 		return nil, err
 	}
 	if o.DryRun {
@@ -222,54 +235,77 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 		res.Outcome, res.Upload = Previewed, nil
 		return res, nil
 	}
+	if err := p.record(res, tx); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// earlierSameUsers returns the upload of the same users as the one just
+// read, for a source only its users identify; nil when there is none or
+// Force plans it anyway.
+func (p *planner) earlierSameUsers() (*Upload, error) {
+	if p.o.Force {
+		return nil, nil
+	}
+	return findSameInput(p.ctx, p.tx, &p.o, p.upload.Checksum, p.upload.ID)
+}
+
+// record records the new plan (its counts, done at once without a batch),
+// enqueues its batches and commits: the planner's transaction, and tx when
+// the planner's is a savepoint of it.
+func (p *planner) record(res *PlanResult, tx pgx.Tx) error {
+	up := p.upload
 	res.Batches = len(p.seqs)
 	up.RowsRead, up.RowsInvalid, up.Users = int64(res.Report.RowsRead), int64(res.Report.RowsInvalid), p.users
 	if len(p.seqs) == 0 {
 		// Nothing to send: the upload is done as planned.
 		up.State = StateDone
 	}
-	_, err = tx.Exec(ctx, `UPDATE audience_uploads SET rows_read = $2, rows_invalid = $3, users = $4, state = $5,
-		finished_at = CASE WHEN $5 = 'done' THEN now() END WHERE id = $1`,
-		up.ID, up.RowsRead, up.RowsInvalid, up.Users, up.State)
-	if err != nil {
-		return nil, err
-	}
-	if err := recordRun(ctx, tx, up.ID); err != nil {
-		return nil, err
+	if err := recordPlanned(p.ctx, p.tx, up); err != nil {
+		return err
 	}
 	if len(p.seqs) > 0 {
-		if err := o.Enqueue(ctx, tx, up.ID, p.seqs); err != nil {
-			return nil, fmt.Errorf("audience upload: enqueue: %w", err)
+		if err := p.o.Enqueue(p.ctx, p.tx, up.ID, p.seqs); err != nil {
+			return fmt.Errorf("audience upload: enqueue: %w", err)
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
+	if p.tx != tx {
+		if err := p.tx.Commit(p.ctx); err != nil {
+			return err
+		}
 	}
-	return res, nil
+	return tx.Commit(p.ctx)
+}
+
+// sameInput looks for an upload of the same input (checksum sum, an
+// upload other than except) and, when there is one, skips or resumes it.
+func sameInput(ctx context.Context, tx pgx.Tx, o *PlanOptions, sum string, except int64) (*PlanResult, bool, error) {
+	prev, err := findSameInput(ctx, tx, o, sum, except)
+	if err != nil || prev == nil {
+		return nil, false, err
+	}
+	res, err := planSameInput(ctx, tx, o, prev)
+	return res, true, err
+}
+
+// planSameInput skips the input when prev, an upload of it, is done; else
+// resumes prev (a dry run only says it would).
+func planSameInput(ctx context.Context, tx pgx.Tx, o *PlanOptions, prev *Upload) (*PlanResult, error) {
+	switch {
+	case prev.State == StateDone:
+		return &PlanResult{Outcome: Skipped, Upload: prev}, nil
+	case o.DryRun:
+		return &PlanResult{Outcome: Resumed, Upload: prev}, nil
+	}
+	return resume(ctx, tx, prev, o.Enqueue)
 }
 
 // resume enqueues again the batches of prev that are not done; failed ones
 // get another chance.
 func resume(ctx context.Context, tx pgx.Tx, prev *Upload, enqueue Enqueuer) (*PlanResult, error) {
-	if _, err := tx.Exec(ctx, `UPDATE audience_batches SET state = 'pending' WHERE upload_id = $1 AND state = 'failed'`, prev.ID); err != nil {
-		return nil, err
-	}
-	if _, err := tx.Exec(ctx, `UPDATE audience_uploads SET state = 'planned', finished_at = NULL WHERE id = $1`, prev.ID); err != nil {
-		return nil, err
-	}
-	if err := recordRun(ctx, tx, prev.ID); err != nil {
-		return nil, err
-	}
-	rows, err := tx.Query(ctx, `SELECT seq FROM audience_batches WHERE upload_id = $1 AND state <> 'done' ORDER BY seq`, prev.ID)
+	seqs, total, err := reopenUpload(ctx, tx, prev)
 	if err != nil {
-		return nil, err
-	}
-	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int])
-	if err != nil {
-		return nil, err
-	}
-	var total int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM audience_batches WHERE upload_id = $1`, prev.ID).Scan(&total); err != nil {
 		return nil, err
 	}
 	if len(seqs) > 0 {
@@ -280,8 +316,6 @@ func resume(ctx context.Context, tx pgx.Tx, prev *Upload, enqueue Enqueuer) (*Pl
 	if err := tx.Commit(ctx); err != nil {
 		return nil, err
 	}
-	prev.State = StatePlanned
-	prev.FinishedAt = nil
 	return &PlanResult{Outcome: Resumed, Upload: prev, Batches: total}, nil
 }
 
@@ -304,9 +338,12 @@ type planner struct {
 	ctx    context.Context
 	tx     pgx.Tx
 	o      PlanOptions
+	src    source
 	upload *Upload
 	seqs   []int
 	users  int64
+	// digest sums the users read, for a source without a checksum.
+	digest hashing.UsersDigest
 	// flush stores a batch; nil means insertBatch (benchmarks discard them).
 	flush func(op string, body []byte, users int) error
 }
@@ -332,52 +369,48 @@ func (p *planner) newBatcher(op string) *batcher {
 	return newBatcher(op, p.o.EffectiveAt, p.o.ExpiresAt, p.o.MaxUsers, p.o.MaxBytes, flush)
 }
 
-// hashFile streams the file's valid users to emit. The bytes read are
-// hashed again on the way: a file changed since its checksum was taken
-// fails the plan rather than recording the wrong file.
-func (p *planner) hashFile(report *hashing.Report, emit func(hashing.HashedUser) error) error {
-	f, err := os.Open(p.o.Path)
+// hashSource streams the source's valid users to emit (and, for a source
+// without a checksum, into the planner's digest). Every source comes as
+// rows of identifier columns: this is the one way any of them is read.
+func (p *planner) hashSource(report *hashing.Report, emit func(hashing.HashedUser) error) error {
+	rows, finish, err := p.src.open(p.ctx)
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
 	}
-	defer func() { _ = f.Close() }()
-	sum := sha256.New()
-	src, format, err := hashing.Detect(io.TeeReader(f, sum), p.o.Path)
-	if err != nil {
-		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
+	if p.upload.Checksum == "" {
+		next := emit
+		emit = func(u hashing.HashedUser) error {
+			p.digest.Add(&u)
+			return next(u)
+		}
 	}
-	defer func() { _ = src.Close() }()
-	rr, err := hashing.NewReader(src, format, p.o.Reader)
-	if err != nil {
-		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
+	err = hashing.HashRecordsParallel(rows, p.o.Normalizer, p.o.Workers, emit, report)
+	if ferr := finish(); err == nil && ferr != nil {
+		return fmt.Errorf("audience upload: %w", ferr)
 	}
-	if err := hashing.HashRecordsParallel(rr, p.o.Normalizer, p.o.Workers, emit, report); err != nil {
-		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
-	}
-	// Whatever the readers left unread (trailing bytes after gzip's end)
-	// still belongs to the checksum.
-	if _, err := io.Copy(sum, f); err != nil {
-		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
-	}
-	if got := hex.EncodeToString(sum.Sum(nil)); got != p.upload.Checksum {
-		return fmt.Errorf("audience upload: %s changed while it was read; run again", p.o.Path)
+	var inputErr *hashing.InputError
+	switch {
+	case errors.As(err, &inputErr):
+		// It names the source and why already.
+		return fmt.Errorf("audience upload: %w", err)
+	case err != nil:
+		return fmt.Errorf("audience upload: %s: %w", p.src.name(), err)
 	}
 	return nil
 }
 
-// run plans the file: it hashes it (storing the batches of an add as it
-// goes, staging a replace's users), shows the plan to Review, applies the
-// bounds, and stores a replace's batches unless this is a dry run.
-func (p *planner) run(res *PlanResult) error {
-	var err error
+// read reads the source: it hashes its users, storing the batches of an
+// add as it goes, staging a replace's.
+func (p *planner) read(res *PlanResult) error {
 	if p.o.Mode == ModeReplace {
-		err = p.stageReplace(&res.Report, &res.Summary)
-	} else {
-		err = p.runAdd(&res.Report, &res.Summary)
+		return p.stageReplace(&res.Report, &res.Summary)
 	}
-	if err != nil {
-		return err
-	}
+	return p.runAdd(&res.Report, &res.Summary)
+}
+
+// conclude shows the plan read to Review, applies the bounds, and stores
+// a replace's batches unless this is a dry run.
+func (p *planner) conclude(res *PlanResult) error {
 	if p.o.Review != nil {
 		p.o.Review(res)
 	}
@@ -390,17 +423,17 @@ func (p *planner) run(res *PlanResult) error {
 	return nil
 }
 
-// check applies the bounds to a plan: the file's invalid rows, and for a
-// replace, a file with no valid user and the deletes.
+// check applies the bounds to a plan: the source's invalid rows, and for a
+// replace, a source with no valid user and the deletes.
 func (p *planner) check(res *PlanResult) error {
 	if err := res.Report.CheckInvalid(p.o.MaxInvalid); err != nil {
-		return fmt.Errorf("audience upload: %s: %w", p.o.Path, err)
+		return fmt.Errorf("audience upload: %s: %w", p.src.name(), err)
 	}
 	if p.o.Mode != ModeReplace {
 		return nil
 	}
 	if res.Report.RowsEmitted == 0 {
-		return fmt.Errorf("audience upload: %s: %w", p.o.Path, ErrNoValidUser)
+		return fmt.Errorf("audience upload: %s: %w", p.src.name(), ErrNoValidUser)
 	}
 	limit := p.o.MaxDelete.Or(DefaultMaxDelete)
 	if s := res.Summary; !p.o.Force && !limit.Allows(s.Deletes, s.Known) {
@@ -409,7 +442,7 @@ func (p *planner) check(res *PlanResult) error {
 	return nil
 }
 
-// runAdd stores the batches of an add (or a delete) as the file is read.
+// runAdd stores the batches of an add (or a delete) as the source is read.
 func (p *planner) runAdd(report *hashing.Report, sum *Summary) error {
 	op := OpUpdate
 	if p.o.Operation == OperationDelete {
@@ -417,10 +450,10 @@ func (p *planner) runAdd(report *hashing.Report, sum *Summary) error {
 	}
 	b := p.newBatcher(op)
 	var buf []byte
-	err := p.hashFile(report, func(u hashing.HashedUser) error {
+	err := p.hashSource(report, func(u hashing.HashedUser) error {
 		buf = u.AppendJSON(buf[:0])
 		if err := b.add(buf); err != nil {
-			return fmt.Errorf("line %d: %w", u.Line, err)
+			return fmt.Errorf("%s: %w", report.Where(u.Line), err)
 		}
 		return nil
 	})

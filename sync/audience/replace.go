@@ -19,7 +19,7 @@ const stageRows = 5000
 // the audience.
 var DefaultMaxDelete = bound.Percent(10)
 
-// A replace is planned in two steps. stageReplace stages the file's users in
+// A replace is planned in two steps. stageReplace stages the input's users in
 // temporary tables and compares them with the audience's stored membership
 // (audience_members, one row per identifier type and hash), counting what
 // the plan sends, so the bounds are applied before any batch is stored.
@@ -67,7 +67,7 @@ func (p *planner) stageReplace(report *hashing.Report, sum *Summary) error {
 		return nil
 	}
 	rowNo := int32(0)
-	err := p.hashFile(report, func(u hashing.HashedUser) error {
+	err := p.hashSource(report, func(u hashing.HashedUser) error {
 		rowNo++
 		rows = append(rows, []any{rowNo, u.AppendJSON(nil)})
 		for _, t := range hashing.Types() {

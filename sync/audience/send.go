@@ -192,10 +192,11 @@ func (s *Sender) finish(ctx context.Context, uploadID int64, seq int, state stri
 		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	var audienceID, current string
-	if err := tx.QueryRow(ctx, `SELECT audience_id FROM audience_uploads WHERE id = $1 FOR UPDATE`, uploadID).Scan(&audienceID); err != nil {
+	audienceID, err := lockUpload(ctx, tx, uploadID)
+	if err != nil {
 		return err
 	}
+	var current string
 	var body []byte
 	if err := tx.QueryRow(ctx, `SELECT state, body FROM audience_batches WHERE upload_id = $1 AND seq = $2`, uploadID, seq).Scan(&current, &body); err != nil {
 		return err
@@ -239,17 +240,8 @@ func (s *Sender) finish(ctx context.Context, uploadID int64, seq int, state stri
 			return fmt.Errorf("audience upload %d batch %d: membership: %w", uploadID, seq, err)
 		}
 	}
-	tag, err := tx.Exec(ctx, `UPDATE audience_uploads u SET
-			state = CASE WHEN EXISTS (SELECT 1 FROM audience_batches b WHERE b.upload_id = u.id AND b.state = 'failed') THEN 'failed' ELSE 'done' END,
-			finished_at = now()
-		WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM audience_batches b WHERE b.upload_id = u.id AND b.state IN ('pending', 'sent'))`, uploadID)
-	if err != nil {
+	if err := endIfLastBatch(ctx, tx, uploadID); err != nil {
 		return err
-	}
-	if tag.RowsAffected() == 1 {
-		if err := recordRun(ctx, tx, uploadID); err != nil {
-			return err
-		}
 	}
 	return tx.Commit(ctx)
 }
