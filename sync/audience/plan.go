@@ -28,6 +28,11 @@ type PlanOptions struct {
 	// Path is the input file (CSV or NDJSON, gzip transparent). It is read
 	// twice: once for its checksum, once for its users.
 	Path string
+	// Query, when set, is the source instead of Path: a SQL query whose
+	// result columns are named like the CSV header, run read-only on
+	// SourceURL (empty: adsync's own database).
+	Query     string
+	SourceURL string
 	// Operation is OperationUpdate or OperationDelete; Mode is ModeAdd or
 	// ModeReplace (replace needs OperationUpdate).
 	Operation, Mode        string
