@@ -88,16 +88,16 @@ func Sync(ctx context.Context, pool *pgxpool.Pool, o SyncOptions) (*SyncResult, 
 	res := &SyncResult{}
 	err := o.sync(ctx, pool, res)
 	if err == nil || o.DryRun {
-		return res, err
+		return res, o.Definition.redactError(err)
 	}
 	var inFlight *InFlightError
 	var refused *RefusedError
 	if errors.As(err, &inFlight) || !errors.As(err, &refused) && o.Retried != nil && o.Retried(err) {
-		return res, err
+		return res, o.Definition.redactError(err)
 	}
 	id, rerr := o.recordFailure(context.WithoutCancel(ctx), pool, res, err)
 	res.RunID = id
-	return res, errors.Join(err, rerr)
+	return res, o.Definition.redactError(errors.Join(err, rerr))
 }
 
 func (o *SyncOptions) sync(ctx context.Context, pool *pgxpool.Pool, res *SyncResult) error {
@@ -110,7 +110,7 @@ func (o *SyncOptions) sync(ctx context.Context, pool *pgxpool.Pool, res *SyncRes
 	if planID == "" {
 		// A dry run of an audience not created yet plans against an empty
 		// one (no id the service gives looks like this).
-		planID = "(" + d.Create + ", not created yet)"
+		planID = fmt.Sprintf("%q (not created yet)", d.Create)
 	} else if err := inFlight(ctx, pool, d.Name, planID, 0); err != nil {
 		return err
 	}
@@ -174,17 +174,11 @@ func (o *SyncOptions) audience(ctx context.Context, pool *pgxpool.Pool) (string,
 // content must be sent again).
 func (o *SyncOptions) planOptions(audienceID string) PlanOptions {
 	d := o.Definition
-	norm := o.Normalizer
-	if norm == nil {
-		norm, _ = hashing.NewNormalizer(hashing.DefaultOptions()) // no default country: never fails
-	}
-	return PlanOptions{
-		AccountID: d.AccountID, AudienceID: audienceID, Path: d.Path, Query: d.Query, SourceURL: d.SourceURL,
-		Operation: OperationUpdate, Mode: cmp.Or(d.Mode, ModeAdd),
-		Force:     o.Force || d.Mode == ModeReplace,
-		MaxDelete: d.MaxDelete, DryRun: o.DryRun, Normalizer: norm, Workers: max(o.Workers, 1),
-		MaxUsers: o.MaxUsers, MaxBytes: o.MaxBytes, Trigger: cmp.Or(o.Trigger, "manual"),
-	}
+	po := d.planOptions(audienceID, o.Normalizer)
+	po.Force = o.Force || d.Mode == ModeReplace
+	po.DryRun, po.Workers = o.DryRun, max(o.Workers, 1)
+	po.MaxUsers, po.MaxBytes, po.Trigger = o.MaxUsers, o.MaxBytes, cmp.Or(o.Trigger, "manual")
+	return po
 }
 
 // checkDeletes applies the definition's max_delete to a replace's plan.
