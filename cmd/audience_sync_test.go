@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -231,4 +232,34 @@ func TestConfigShowAndDoctorListTheAudiencesAndDoctorChecksTheirSourcesSendingNo
 	b.requireNoSecrets(t, r.stdout+r.stderr, password)
 	require.Equal(t, sent, b.srv.Stats().Families[fixtures.FamilyAudienceUsers].Requests, "nothing sent")
 	require.Zero(t, b.srv.Stats().Families["POST /12/accounts/{account_id}/custom_audiences"].Requests, "nothing created")
+}
+
+// The README's audiences example, from the repository's root against the
+// demo's account, runs as its commands say.
+func TestREADMEAudiencesExampleWorksAsWritten(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	_, example, ok := strings.Cut(string(readme), "```yaml\n# audiences.yaml\n")
+	require.True(t, ok, "README.md shows audiences.yaml")
+	example, _, _ = strings.Cut(example, "```")
+	b := setupService(t, bundleOptions{ownerToken: true})
+	// The README runs from the project's root; the tests run in cmd/.
+	appendConfig(t, b, strings.ReplaceAll(example, "file: fixtures/", "file: ../fixtures/"))
+
+	r := b.run(t, "audience", "sync", "crm-nightly", "--dry-run")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "plan for audience \"crm-nightly\" (not created yet) (replace):\n  add:       3000 users\n")
+	require.Zero(t, b.srv.Stats().Families["POST /12/accounts/{account_id}/custom_audiences"].Requests, "nothing created")
+
+	r = b.run(t, "audience", "sync", "crm-nightly", "--wait")
+	require.Equal(t, 0, r.code, r.stderr)
+	m := regexp.MustCompile(`created custom audience (\S+) \("crm-nightly"\)`).FindStringSubmatch(r.stdout)
+	require.NotNil(t, m, r.stdout)
+	require.Contains(t, r.stdout, "adds: 3000 sent, 3000 accepted\n")
+	require.Len(t, b.srv.AudienceMembers(m[1], "email"), 3000)
+
+	r = b.run(t, "audience", "sync", "crm-nightly")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "nothing to send: audience "+m[1]+" already holds the source\n")
 }

@@ -67,7 +67,7 @@ type InFlightError struct {
 }
 
 func (e *InFlightError) Error() string {
-	return fmt.Sprintf("audience %s: upload %d to audience %s is still being sent ('adsync worker' sends it); the run starts once it is finished",
+	return fmt.Sprintf("audience %s: upload %d to audience %s is still being sent ('adsync worker' sends it): run again once it is done",
 		e.Name, e.UploadID, e.AudienceID)
 }
 
