@@ -51,8 +51,14 @@ const (
 var audienceSyncOutcomes = []string{AudienceSyncPlanned, AudienceSyncUnchanged, AudienceSyncRefused, AudienceSyncFailed}
 
 // inFlightWait is how long a run waits for an earlier upload to its
-// audience before it looks again.
-const inFlightWait = time.Minute
+// audience before it looks again (a cheap look: no source is read);
+// inFlightPatience is how long it waits in all before it fails, so an
+// upload that never ends (its batch jobs deleted by hand) shows in adsync
+// status instead of holding the audience's runs back unseen.
+const (
+	inFlightWait     = 10 * time.Second
+	inFlightPatience = 6 * time.Hour
+)
 
 // AudienceSyncWorker runs a configured audience through audience.Sync.
 type AudienceSyncWorker struct {
@@ -62,9 +68,10 @@ type AudienceSyncWorker struct {
 
 // Work plans the definition's source against its audience and queues the
 // batches in the same transaction. A run waiting for an earlier upload to
-// the audience snoozes; a refused plan and a configuration no retry can
-// change cancel the job (the run is recorded failed with why); anything
-// else is retried, and the last attempt's failure recorded.
+// the audience snoozes, for inFlightPatience at most; a refused plan and a
+// configuration no retry can change cancel the job (the run is recorded
+// failed with why); anything else is retried, and the last attempt's
+// failure recorded.
 func (w *AudienceSyncWorker) Work(ctx context.Context, job *river.Job[AudienceSyncArgs]) error {
 	name := job.Args.Name
 	def, ok := w.deps.Audiences[name]
@@ -75,8 +82,14 @@ func (w *AudienceSyncWorker) Work(ctx context.Context, job *river.Job[AudienceSy
 	answer := func(err error) (error, bool) {
 		var refused *audience.RefusedError
 		var taken *audience.TakenNameError
-		if errors.As(err, &refused) || errors.As(err, &taken) {
+		var inFlight *audience.InFlightError
+		switch {
+		case errors.As(err, &refused), errors.As(err, &taken):
 			return river.JobCancel(err), true
+		case errors.As(err, &inFlight) && time.Since(job.CreatedAt) < inFlightPatience:
+			return river.JobSnooze(inFlightWait), false
+		case errors.As(err, &inFlight):
+			return river.JobCancel(fmt.Errorf("%w (waited since %s)", err, job.CreatedAt.UTC().Format(time.RFC3339))), true
 		}
 		return riverError(ctx, job.JobRow, err)
 	}
@@ -89,9 +102,10 @@ func (w *AudienceSyncWorker) Work(ctx context.Context, job *river.Job[AudienceSy
 	var inFlight *audience.InFlightError
 	var refused *audience.RefusedError
 	switch {
-	case errors.As(err, &inFlight):
+	case errors.As(err, &inFlight) && res.RunID == 0:
 		w.deps.Log.Info("audience waits for an earlier upload", zap.String("audience", name), zap.Int64("upload_id", inFlight.UploadID))
-		return river.JobSnooze(inFlightWait)
+		out, _ := answer(err)
+		return out
 	case errors.As(err, &refused):
 		w.deps.Metrics.AudienceSync(name, AudienceSyncRefused)
 		w.deps.Log.Warn("audience run refused: nothing sent", zap.String("audience", name), zap.Int64("run_id", res.RunID), zap.Error(err))

@@ -138,3 +138,43 @@ func TestConfiguredAudiencesRunsAreScrapedAtZeroFromTheStart(t *testing.T) {
 		}
 	}
 }
+
+// A run waits (snoozes) while an earlier upload to its audience is being
+// sent; one that has waited for hours fails, recorded, instead of waiting
+// unseen for an upload that will never end.
+func TestAudienceSyncJobWaitsForAnUnfinishedUploadThenGivesUpRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	fake := jobstest.NewFake(t, nil)
+	path := filepath.Join(t.TempDir(), "crm.csv")
+	require.NoError(t, os.WriteFile(path, []byte(emails(3)), 0o600))
+	deps := fake.Deps(t, pool)
+	deps.Metrics = jobs.NewMetrics()
+	deps.Audiences = map[string]audience.Definition{"crm": {Name: "crm", AccountID: "a1", AudienceID: "aud1", Path: path, Mode: audience.ModeReplace}}
+	var stuck int64
+	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO audience_uploads (account_id, audience_id, file_path, checksum, operation, mode)
+		VALUES ('a1', 'aud1', 'earlier.csv', 'x', 'update', 'replace') RETURNING id`).Scan(&stuck))
+	client := jobstest.StartWorker(t, deps, jobs.Options{})
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed, river.EventKindJobSnoozed)
+	defer cancel()
+
+	_, err := client.Insert(ctx, jobs.AudienceSyncArgs{Name: "crm", Trigger: "schedule"}, nil)
+	require.NoError(t, err)
+	ev := waitKind(t, events, "audience_sync")
+	require.Equal(t, river.EventKindJobSnoozed, ev.Kind)
+	var runs int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM sync_runs`).Scan(&runs))
+	require.Zero(t, runs, "waiting is not a run")
+
+	// The same job, hours later.
+	_, err = pool.Exec(ctx, `UPDATE river_job SET created_at = now() - interval '7 hours', scheduled_at = now() WHERE id = $1`, ev.Job.ID)
+	require.NoError(t, err)
+	ev = waitKind(t, events, "audience_sync")
+	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
+	var outcome, reason string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT outcome, error FROM sync_runs`).Scan(&outcome, &reason))
+	require.Equal(t, "failed", outcome)
+	require.Equal(t, fmt.Sprintf("audience crm: upload %d to audience aud1 is still being sent ('adsync worker' sends it): run again once it is done", stuck), reason)
+	require.Equal(t, 1.0, counterValue(t, deps.Metrics, "adsync_audience_syncs_total", map[string]string{"audience": "crm", "outcome": "failed"}))
+}

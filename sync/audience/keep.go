@@ -83,7 +83,8 @@ func (e *InFlightError) Error() string {
 // rows) is a *RefusedError: nothing of it is sent, and, unless DryRun, the
 // run is recorded failed with the plan in its error. Other failures are
 // recorded failed too (see Retried). A run waiting for an earlier upload
-// to the audience is an *InFlightError and records nothing.
+// to the audience is an *InFlightError, recorded only when Retried says
+// the job gives up waiting.
 func Sync(ctx context.Context, pool *pgxpool.Pool, o SyncOptions) (*SyncResult, error) {
 	res := &SyncResult{}
 	err := o.sync(ctx, pool, res)
@@ -92,7 +93,12 @@ func Sync(ctx context.Context, pool *pgxpool.Pool, o SyncOptions) (*SyncResult, 
 	}
 	var inFlight *InFlightError
 	var refused *RefusedError
-	if errors.As(err, &inFlight) || !errors.As(err, &refused) && o.Retried != nil && o.Retried(err) {
+	switch {
+	case errors.As(err, &refused):
+	case errors.As(err, &inFlight) && o.Retried == nil:
+		// A command's run that did not start is not a run.
+		return res, err
+	case o.Retried != nil && o.Retried(err):
 		return res, o.Definition.redactError(err)
 	}
 	id, rerr := o.recordFailure(context.WithoutCancel(ctx), pool, res, err)

@@ -266,6 +266,14 @@ func TestSyncWaitsWhileAnEarlierUploadToTheAudienceIsStillBeingSent(t *testing.T
 		require.Equal(t, first.Plan.Upload.ID, inFlight.UploadID)
 		require.Equal(t, runs, b.runCount(), "not a run")
 	}
+
+	// A job that gives up waiting records its run failed, naming the upload.
+	o.DryRun, o.Retried = false, func(error) bool { return false }
+	res, err := audience.Sync(context.Background(), b.pool, o)
+	require.ErrorContains(t, err, fmt.Sprintf("upload %d to audience %s is still being sent", first.Plan.Upload.ID, b.audienceID))
+	run := b.run(res.RunID)
+	require.Equal(t, "failed", run.Outcome)
+	require.Equal(t, err.Error(), run.Error)
 }
 
 func TestSyncRecordsOnlyTheLastAttemptsFailureAndNeverTheSourcesPassword(t *testing.T) {
@@ -297,4 +305,33 @@ func TestSyncRecordsOnlyTheLastAttemptsFailureAndNeverTheSourcesPassword(t *test
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT row_to_json(r)::text FROM sync_runs r WHERE id = $1`, res.RunID).Scan(&row))
 	require.Contains(t, row, `"outcome":"failed"`)
 	require.NotContains(t, row, "s3cret-pw")
+}
+
+func TestSyncAddSendsTheSourcesUsersAndRecordsAnUnchangedSourceAsARunThatSentNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	path := b.writeFile("crm.csv", emailsCSV(0, 10))
+	def := b.definition(path)
+	def.Mode = audience.ModeAdd
+	o := audience.SyncOptions{Definition: def, Trigger: "schedule"}
+	first, err := b.keep(o)
+	require.NoError(t, err)
+	require.Equal(t, expectedSet(t, path), b.membership())
+
+	sent := len(b.spy.requests())
+	res, err := b.keep(o)
+	require.NoError(t, err)
+	require.Equal(t, audience.Skipped, res.Plan.Outcome)
+	require.False(t, res.Sends())
+	require.Len(t, b.spy.requests(), sent, "nothing sent")
+	run := b.run(res.RunID)
+	require.Equal(t, []string{"succeeded", "schedule", "crm-nightly", fmt.Sprint(first.Plan.Upload.ID)},
+		[]string{run.Outcome, run.Trigger, run.Params["audience"], run.Params["same_as_upload"]})
+
+	// Users who left the source stay: an add deletes nothing.
+	rewrite(t, path, emailsCSV(5, 10))
+	res, err = b.keep(o)
+	require.NoError(t, err)
+	require.Equal(t, audience.Summary{Adds: 10}, res.Plan.Summary)
+	require.Len(t, b.membership()["email"], 15)
 }
