@@ -57,10 +57,10 @@ func (a *app) doctorCommand() *cobra.Command {
 		Short: "Check the configuration, database, service, credentials, clock, export folder and audience sources",
 		Long: `Print every setting with where its value came from (flag, environment, file:line or
 default; secrets masked) and the configured audiences, then check, one line each: the
-database is reachable and migrated; the service answers a call signed with these credentials (OAuth 1.0a, GET
-/12/accounts); the app-only bearer token works (GET /2/posts); this machine's clock
-agrees with the service's Date header (signed calls fail past ` + clockFail.String() + `, warned past
-` + clockWarn.String() + `); the export folder (export.out) is one adsync may write into; each
+database is reachable and migrated; the service answers a call signed with these
+credentials (OAuth 1.0a, GET /12/accounts); the app-only bearer token works (GET
+/2/posts); this machine's clock agrees with the service's Date header (signed calls fail
+past ` + clockFail.String() + `, warned past ` + clockWarn.String() + `); the export folder (export.out) is one adsync may write into; each
 configured audience's source can be read (the file exists; a query parses and returns
 identifier columns, run with LIMIT 0), sending nothing. Each line says ok, warn, FAIL or
 skip, and what to do. Exit status 1 when any check fails.

@@ -108,6 +108,9 @@ func Sync(ctx context.Context, pool *pgxpool.Pool, o SyncOptions) (*SyncResult, 
 
 func (o *SyncOptions) sync(ctx context.Context, pool *pgxpool.Pool, res *SyncResult) error {
 	d := o.Definition
+	if o.Enqueue == nil && !o.DryRun {
+		return fmt.Errorf("audience %s: no enqueuer", d.Name)
+	}
 	var err error
 	if res.AudienceID, res.Created, err = o.audience(ctx, pool); err != nil {
 		return fmt.Errorf("audience %s: %s: %w", d.Name, d.Target(), err)
