@@ -19,10 +19,11 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// audienceCommand is the parent of the audience commands: hash and upload.
+// audienceCommand is the parent of the audience commands: hash, upload
+// and sync.
 func (a *app) audienceCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "audience", Short: "Prepare and upload custom audience users"}
-	cmd.AddCommand(a.audienceHashCommand(), a.audienceUploadCommand())
+	cmd.AddCommand(a.audienceHashCommand(), a.audienceUploadCommand(), a.audienceSyncCommand())
 	return cmd
 }
 

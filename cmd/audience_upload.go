@@ -204,7 +204,7 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 		}
 	}
 	audienceID := o.AudienceID
-	o.Review = func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf, res) }
+	o.Review = func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf.mode, uf.op, res) }
 	res, err := audience.Plan(ctx, deps.Pool, o)
 	if err != nil {
 		return inputUsage(err)
@@ -317,7 +317,7 @@ func shellQuote(s string) string {
 // writePlan prints a new plan for people, before anything of it is
 // recorded or sent: the invalid rows left out, the rows repeating a user,
 // then what it sends (users, each once).
-func writePlan(w io.Writer, audienceID string, uf *uploadFlags, res *audience.PlanResult) {
+func writePlan(w io.Writer, audienceID, mode, op string, res *audience.PlanResult) {
 	for _, e := range res.Report.InvalidRows {
 		fmt.Fprintf(w, "invalid: %s: %s (not uploaded)\n", res.Report.Where(e.Line), e.Reason)
 	}
@@ -329,13 +329,13 @@ func writePlan(w io.Writer, audienceID string, uf *uploadFlags, res *audience.Pl
 	}
 	s := res.Summary
 	switch {
-	case uf.mode == audience.ModeReplace:
+	case mode == audience.ModeReplace:
 		width := len(fmt.Sprint(max(s.Adds, s.Deletes, s.Unchanged)))
 		fmt.Fprintf(w, "plan for audience %s (replace):\n", audienceID)
 		fmt.Fprintf(w, "  add:       %*d users\n", width, s.Adds)
 		fmt.Fprintf(w, "  delete:    %*d of %d known identifiers\n", width, s.Deletes, s.Known)
 		fmt.Fprintf(w, "  unchanged: %*d users\n", width, s.Unchanged)
-	case uf.op == audience.OperationDelete:
+	case op == audience.OperationDelete:
 		fmt.Fprintf(w, "plan for audience %s (delete):\n  delete: %d users\n", audienceID, s.Deletes)
 	default:
 		fmt.Fprintf(w, "plan for audience %s (add):\n  add: %d users\n", audienceID, s.Adds)

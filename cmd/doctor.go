@@ -54,14 +54,16 @@ type doctorCheck struct {
 func (a *app) doctorCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the configuration, database, service, credentials, clock and export folder",
+		Short: "Check the configuration, database, service, credentials, clock, export folder and audience sources",
 		Long: `Print every setting with where its value came from (flag, environment, file:line or
-default; secrets masked), then check, one line each: the database is reachable and
-migrated; the service answers a call signed with these credentials (OAuth 1.0a, GET
-/12/accounts); the app-only bearer token works (GET /2/posts); this machine's clock
-agrees with the service's Date header (signed calls fail past ` + clockFail.String() + `, warned past
-` + clockWarn.String() + `); the export folder (export.out) is one adsync may write into. Each line
-says ok, warn, FAIL or skip, and what to do. Exit status 1 when any check fails.
+default; secrets masked) and the configured audiences, then check, one line each: the
+database is reachable and migrated; the service answers a call signed with these
+credentials (OAuth 1.0a, GET /12/accounts); the app-only bearer token works (GET
+/2/posts); this machine's clock agrees with the service's Date header (signed calls fail
+past ` + clockFail.String() + `, warned past ` + clockWarn.String() + `); the export folder (export.out) is one adsync may write into; each
+configured audience's source can be read (the file exists; a query parses and returns
+identifier columns, run with LIMIT 0), sending nothing. Each line says ok, warn, FAIL or
+skip, and what to do. Exit status 1 when any check fails.
 Doctor runs no migration and leaves no file behind; it uses the bearer token cached
 in the database when there is one (and caches one it obtains, as every command does).`,
 		Args: cobra.NoArgs,
@@ -77,11 +79,15 @@ func (a *app) doctor(ctx context.Context) error {
 	if err := a.printConfigSources(ctx, pool); err != nil {
 		return err
 	}
+	if err := a.printAudiences(); err != nil {
+		return err
+	}
 	checks = append(checks, dbCheck)
 	dates := &dateRecorder{}
 	checks = append(checks, a.checkService(ctx, pool, dates)...)
 	checks = append(checks, checkClock(dates))
 	checks = append(checks, a.checkExportFolder(ctx, pool))
+	checks = append(checks, a.checkAudiences(ctx, pool)...)
 
 	fmt.Fprintln(a.stdout, "\nCHECKS")
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)

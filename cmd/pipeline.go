@@ -46,6 +46,7 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
 	deps.Stats, deps.Now = a.cfg.Stats.Settings(), a.now
 	deps.Users = a.userSet(pool, client)
+	deps.Audiences = a.cfg.Definitions()
 	a.deps = deps
 	return deps, nil
 }
@@ -98,7 +99,7 @@ func (a *app) startWorking(ctx context.Context, deps *jobs.Deps, schedules bool)
 	opts := jobs.Options{Concurrency: a.concurrency(), Work: true, Slog: logging.Slog(a.log),
 		JobTimeout: time.Duration(a.cfg.Worker.JobTimeout), ClientID: id}
 	if schedules {
-		opts.Schedules = a.schedules()
+		opts.Schedules, opts.AudienceSchedules = a.schedules(), a.cfg.AudienceSchedules()
 	}
 	client, err := jobs.NewClient(deps, opts)
 	if err != nil {

@@ -23,10 +23,10 @@ func (a *app) workerCommand() *cobra.Command {
 		Use:   "worker",
 		Short: "Run River workers and the schedules; serve the runs page, River's UI, /healthz, /readyz and /metrics",
 		Long: `Run the workers of every queue (sync, audience, export, default; concurrency from
-queues.*) and the cron schedules (schedules.*; River's elected leader enqueues them, so
-any number of workers may run). On SIGINT or SIGTERM the worker stops fetching, lets jobs
-in flight finish within --shutdown-timeout (then cancels them: they snooze or retry
-later), and closes the database pool last.
+queues.*) and the cron schedules (schedules.*, and each configured audience's schedule;
+River's elected leader enqueues them, so any number of workers may run). On SIGINT or
+SIGTERM the worker stops fetching, lets jobs in flight finish within --shutdown-timeout
+(then cancels them: they snooze or retry later), and closes the database pool last.
 
 The HTTP server also serves the runs page at / (recent runs, failures, a 30-day
 chart) and River's UI at /riverui/: open on a loopback address; on any other
@@ -48,6 +48,7 @@ HTTP basic auth as user admin.`,
 // runWorker runs until ctx ends (a signal), then shuts down in order.
 func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout time.Duration) error {
 	a.metrics = jobs.NewMetrics()
+	a.metrics.AudienceSyncs(a.cfg.AudienceNames())
 	deps, err := a.pipeline(ctx)
 	if err != nil {
 		return err

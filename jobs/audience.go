@@ -88,6 +88,7 @@ func (w *AudienceBatchWorker) Work(ctx context.Context, job *river.Job[AudienceB
 // addAudienceWorkers registers the audience upload workers.
 func addAudienceWorkers(w *river.Workers, deps *Deps) {
 	river.AddWorker(w, &AudienceBatchWorker{deps: deps})
+	river.AddWorker(w, &AudienceSyncWorker{deps: deps})
 }
 
 // NextRetry backs off from 1 second, doubling to at most 5 minutes: a

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/stats"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -64,6 +65,9 @@ type Deps struct {
 	// Users are the users the deployment acts for; NewClient sets API's
 	// user alone when nil.
 	Users *access.Set
+	// Audiences are the configured audiences (audiences: in the
+	// configuration) by name, which AudienceSyncArgs name.
+	Audiences map[string]audience.Definition
 }
 
 // clientFor returns the func that gives, for an account, the client of the
@@ -87,6 +91,9 @@ type Options struct {
 	Concurrency map[string]int
 	// Schedules are cron specs by pipeline; empty specs are skipped.
 	Schedules map[string]string
+	// AudienceSchedules are the configured audiences' cron specs by name;
+	// empty specs are skipped.
+	AudienceSchedules map[string]string
 	// Work makes the client fetch and run jobs; false builds an insert-only client.
 	Work bool
 	// Slog receives River's own logs.
@@ -135,7 +142,11 @@ func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.PeriodicJobs = periodic
+		audiences, err := AudiencePeriodicJobs(opts.AudienceSchedules)
+		if err != nil {
+			return nil, err
+		}
+		cfg.PeriodicJobs = append(periodic, audiences...)
 		cfg.FetchPollInterval = opts.FetchPollInterval
 		cfg.FetchCooldown = fetchCooldown
 		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < fetchCooldown {

@@ -26,6 +26,7 @@ type Metrics struct {
 	rateWaitSecs  *prometheus.CounterVec
 	records       *prometheus.CounterVec
 	audienceUsers *prometheus.CounterVec
+	audienceSyncs *prometheus.CounterVec
 	exportRows    *prometheus.CounterVec
 }
 
@@ -49,18 +50,20 @@ func NewMetrics() *Metrics {
 			Help: "Records synced, by entity and result (fetched, inserted, updated, unchanged, deleted)."}, []string{"entity", "result"}),
 		audienceUsers: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_audience_users_total",
 			Help: "Audience users sent to the service and accepted by it (success_count)."}, []string{"result"}),
+		audienceSyncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_audience_syncs_total",
+			Help: "Runs of configured audiences, by name and outcome (planned, unchanged, refused, failed)."}, []string{"audience", "outcome"}),
 		exportRows: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "adsync_export_rows_total",
 			Help: "Rows written to Parquet, by table."}, []string{"table"}),
 	}
 	m.reg.MustRegister(m.jobs, m.jobDuration, m.apiRequests, m.apiDuration, m.rateWaits, m.rateWaitSecs,
-		m.records, m.audienceUsers, m.exportRows,
+		m.records, m.audienceUsers, m.audienceSyncs, m.exportRows,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.initSeries()
 	return m
 }
 
 // jobKinds are the kinds of every job adsync enqueues.
-var jobKinds = []string{SyncRunArgs{}.Kind(), SyncUnitArgs{}.Kind(), AudienceBatchArgs{}.Kind(), ExportArgs{}.Kind(),
+var jobKinds = []string{SyncRunArgs{}.Kind(), SyncUnitArgs{}.Kind(), AudienceBatchArgs{}.Kind(), AudienceSyncArgs{}.Kind(), ExportArgs{}.Kind(),
 	InsightsArgs{}.Kind(), PostsFetchArgs{}.Kind(), StatsArgs{}.Kind(), StatsJobArgs{}.Kind()}
 
 // jobOutcomes are the outcome labels of adsync_jobs_total (see observeEvent).
@@ -136,6 +139,28 @@ func (m *Metrics) AudienceUsers(sent, accepted int64) {
 	}
 	m.audienceUsers.WithLabelValues("sent").Add(float64(sent))
 	m.audienceUsers.WithLabelValues("accepted").Add(float64(accepted))
+}
+
+// AudienceSyncs creates, at zero, the series of the configured audiences'
+// runs, so an alert on refused runs works before the first one.
+func (m *Metrics) AudienceSyncs(names []string) {
+	if m == nil {
+		return
+	}
+	for _, name := range names {
+		for _, outcome := range audienceSyncOutcomes {
+			m.audienceSyncs.WithLabelValues(name, outcome).Add(0)
+		}
+	}
+}
+
+// AudienceSync records how a configured audience's run ended (see
+// AudienceSyncPlanned and the other outcomes).
+func (m *Metrics) AudienceSync(name, outcome string) {
+	if m == nil {
+		return
+	}
+	m.audienceSyncs.WithLabelValues(name, outcome).Inc()
 }
 
 // ExportRows records rows written for a table.

@@ -24,9 +24,19 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 
 // ParseSchedule parses one cron spec. The error names the key and the spec.
 func ParseSchedule(key, spec string) (cron.Schedule, error) {
+	s, err := ParseCron(spec)
+	if err != nil {
+		return nil, fmt.Errorf("schedules.%s: %w", key, err)
+	}
+	return s, nil
+}
+
+// ParseCron parses a cron spec as every schedule of adsync is parsed; the
+// error names the spec.
+func ParseCron(spec string) (cron.Schedule, error) {
 	s, err := cronParser.Parse(spec)
 	if err != nil {
-		return nil, fmt.Errorf("schedules.%s: invalid cron spec %q: %v", key, spec, err)
+		return nil, fmt.Errorf("invalid cron spec %q: %v", spec, err)
 	}
 	return s, nil
 }

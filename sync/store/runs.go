@@ -59,6 +59,18 @@ VALUES ($1, $2, $3::jsonb || jsonb_build_object('river_job_id', $4::bigint::text
 	return id, err
 }
 
+// AddRunParams merges params (an object) into a run's recorded params: what
+// a pipeline knows of a run that the code recording it did not (the
+// configured audience a planned upload keeps).
+func AddRunParams(ctx context.Context, q Querier, runID int64, params any) error {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	var id int64
+	return q.QueryRow(ctx, `UPDATE sync_runs SET params = params || $2::jsonb WHERE id = $1 RETURNING id`, runID, p).Scan(&id)
+}
+
 // Run outcomes.
 const (
 	RunRunning   = "running"

@@ -43,6 +43,8 @@ type Config struct {
 	Insights  Insights  `yaml:"insights"`
 	Posts     Posts     `yaml:"posts"`
 	Stats     Stats     `yaml:"stats"`
+	// Audiences are kept from their sources, each on its schedule.
+	Audiences []Audience `yaml:"audiences"`
 
 	// Origins says where each value set by other than the defaults came
 	// from, by YAML key path (see Origin).
@@ -362,8 +364,8 @@ func (c Config) Origin(key string) string {
 	return "default"
 }
 
-// fileOrigins records "file PATH:LINE" for every key the file sets; a
-// list's items are recorded under the list's key.
+// fileOrigins records "file PATH:LINE" for every key the file sets: a
+// list under its key, each item under its index (audiences[1]).
 func fileOrigins(file string, data []byte, origins map[string]string) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
@@ -379,6 +381,13 @@ func fileOrigins(file string, data []byte, origins map[string]string) {
 		case *ast.MappingValueNode:
 			origins[keyPath(n.Value)] = fmt.Sprintf("file %s:%d", file, n.Key.GetToken().Position.Line)
 			walk(n.Value)
+		case *ast.SequenceNode:
+			// Items and their keys too (audiences[1].mode), for errors
+			// about one item.
+			for _, item := range n.Values {
+				origins[keyPath(item)] = fmt.Sprintf("file %s:%d", file, item.GetToken().Position.Line)
+				walk(item)
+			}
 		}
 	}
 	for _, d := range f.Docs {

@@ -44,6 +44,7 @@ func (c Config) Masked() Config {
 	c.API.ConsumerSecret = maskSecret(c.API.ConsumerSecret)
 	c.API.AccessToken = maskSecret(c.API.AccessToken)
 	c.API.AccessSecret = maskSecret(c.API.AccessSecret)
+	c.Audiences = maskedAudiences(c.Audiences)
 	return c
 }
 

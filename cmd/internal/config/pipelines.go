@@ -30,12 +30,13 @@ func (i Insights) Sets() []insights.KeywordSet {
 // Effective returns c with the defaults a pipeline applies to an empty
 // setting filled in, so people see what runs rather than an empty list:
 // the analytics entities and metric groups (sync/stats is their one
-// source). The configuration was validated at load; a section that would
-// not normalize is left as it is.
+// source), and the audiences' mode and max_delete. The configuration was
+// validated at load; a section that would not normalize is left as it is.
 func (c Config) Effective() Config {
 	if s, err := c.Stats.Settings().Normalize(); err == nil {
 		c.Stats.Entities, c.Stats.MetricGroups = s.Entities, s.MetricGroups
 	}
+	c.Audiences = effectiveAudiences(c.Audiences)
 	return c
 }
 
@@ -78,5 +79,5 @@ func (c Config) validatePipelines() error {
 	if _, err := posts.CheckIDs(c.Posts.IDs); err != nil {
 		return fmt.Errorf("posts.ids: %w", err)
 	}
-	return nil
+	return c.validateAudiences()
 }
