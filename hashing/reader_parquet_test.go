@@ -182,3 +182,30 @@ func TestHashRecordsNamesParquetRowsAsRows(t *testing.T) {
 	require.NoError(t, report.WriteText(&text))
 	require.Contains(t, text.String(), "invalid: row 2: invalid email")
 }
+
+func TestColumnTypesMapsColumnsLikeACSVHeader(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		names  []string
+		opts   hashing.ReaderOptions
+		want   []hashing.Type
+		errMsg string
+	}{
+		{names: []string{"email", "Phone", "external_id", "email_2"}, want: []hashing.Type{"email", "phone_number", "partner_user_id", "email"}},
+		{names: []string{"mail"}, errMsg: `no identifier column: "mail" names no identifier type`},
+		{names: []string{"email", "mail"}, errMsg: `column "mail" names no identifier type`},
+		{names: []string{"email", "mail"}, opts: hashing.ReaderOptions{IgnoreUnknown: true}, want: []hashing.Type{"email", ""}},
+		{names: []string{"mail"}, opts: hashing.ReaderOptions{Aliases: map[string]hashing.Type{"Mail": "email"}}, want: []hashing.Type{"email"}},
+		{names: nil, errMsg: "no column"},
+	} {
+		got, err := hashing.ColumnTypes(tt.names, tt.opts)
+		if tt.errMsg != "" {
+			require.ErrorContains(t, err, tt.errMsg, "%v", tt.names)
+			var ie *hashing.InputError
+			require.True(t, errors.As(err, &ie))
+			continue
+		}
+		require.NoError(t, err, "%v", tt.names)
+		require.Equal(t, tt.want, got, "%v", tt.names)
+	}
+}

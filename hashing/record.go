@@ -153,6 +153,8 @@ func ColumnTypes(names []string, opts ReaderOptions) ([]Type, error) {
 		out[i] = t
 	}
 	switch {
+	case len(names) == 0:
+		return nil, InputErrorf("no column (want one of %s, or an alias)", typeList())
 	case len(unknown) == len(names):
 		return nil, InputErrorf("no identifier column: %s %s no identifier type (want one of %s, or an alias)",
 			quoteNames(names), map[bool]string{true: "names", false: "name"}[len(names) == 1], typeList())
@@ -164,9 +166,6 @@ func ColumnTypes(names []string, opts ReaderOptions) ([]Type, error) {
 
 // quoteNames lists names for a message.
 func quoteNames(names []string) string {
-	if len(names) == 0 {
-		return "no columns"
-	}
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = fmt.Sprintf("%q", n)

@@ -1,5 +1,6 @@
 // Package audience uploads hashed users to a custom audience: it reads a
-// file through the hashing package, plans the upload as durable batches of
+// source (a CSV, NDJSON or Parquet file, or a read-only query; see source.go)
+// through the hashing package, plans the upload as durable batches of
 // at most 2,500 users and 5,000,000 bytes (spec document 2, Limits), and
 // sends one batch per job, retrying until the service reports
 // success_count == total_count == users sent.

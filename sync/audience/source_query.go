@@ -331,10 +331,14 @@ type queryBatch struct {
 func (r *queryReader) start(ctx context.Context, pg *pgconn.PgConn) {
 	r.batches = make(chan queryBatch, 1)
 	r.stop = make(chan struct{})
-	r.cur.last = false
 	go func() {
 		defer close(r.batches)
 		for {
+			select {
+			case <-r.stop:
+				return
+			default:
+			}
 			b := fetchBatch(ctx, pg, r.types)
 			select {
 			case r.batches <- b:
