@@ -253,24 +253,25 @@ func InaccessibleAccounts(ctx context.Context, tx Queryer) ([]string, error) {
 // do: the unit already ended (a retry after it finished), or it is
 // reference data refreshed less than ReferenceMaxAge ago (the unit is then
 // ended as skipped). Otherwise the unit is marked running with its
-// bookmark loaded into u.
+// bookmark loaded into u. The state, the bookmark and the start are one
+// statement.
 func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
-	state, err := store.UnitState(ctx, s.Pool, u.Key())
-	if err != nil {
+	var freshAfter *time.Time
+	if u.Entity.Reference && !u.Full {
+		t := time.Now().Add(-ReferenceMaxAge)
+		freshAfter = &t
+	}
+	st, err := store.BeginUnit(ctx, s.Pool, u.Key(), freshAfter)
+	switch {
+	case err != nil:
 		return false, err
-	}
-	if state == store.UnitSucceeded || state == store.UnitFailed || state == store.UnitSkipped {
-		return true, nil
-	}
-	bm, err := store.GetBookmark(ctx, s.Pool, u.AccountID, u.Entity.Name)
-	if err != nil {
-		return false, err
-	}
-	if u.Entity.Reference && !u.Full && bm.LastSuccessAt != nil && time.Since(*bm.LastSuccessAt) < ReferenceMaxAge {
+	case st.Started:
+		u.Bookmark = st.Bookmark.Bookmark
+		return false, nil
+	case st.Fresh:
 		return true, s.End(ctx, u, store.UnitSkipped, "refreshed less than a day ago")
 	}
-	u.Bookmark = bm.Bookmark
-	return false, store.StartUnit(ctx, s.Pool, u.Key())
+	return true, nil // ended: a retry after the unit finished
 }
 
 // WaitingFor names the parent entity whose unit of the same run and
@@ -293,8 +294,6 @@ func (s *Syncer) WaitingFor(ctx context.Context, u *Unit) (string, error) {
 // End ends a unit that will not complete (failed, or skipped with a
 // reason) and finishes its run when it was the last unit open.
 func (s *Syncer) End(ctx context.Context, u *Unit, state, reason string) error {
-	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		_, err := store.EndUnit(ctx, tx, u.Key(), state, reason)
-		return err
-	})
+	_, err := store.EndUnit(ctx, s.Pool, u.Key(), state, reason)
+	return err
 }

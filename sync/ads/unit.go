@@ -541,10 +541,10 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 				}
 			}
 		}
-		if err := store.CompleteUnit(ctx, tx, u.Key(), u.Complete()); err != nil || u.Inline {
-			return err
+		if u.Inline {
+			return store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
 		}
-		runDone, err = store.FinishRunIfDone(ctx, tx, u.RunID)
+		runDone, err = store.CompleteUnitAndFinishRun(ctx, tx, u.Key(), u.Complete())
 		return err
 	})
 	return runDone, err
