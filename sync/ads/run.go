@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 )
@@ -254,19 +255,30 @@ func InaccessibleAccounts(ctx context.Context, tx Queryer) ([]string, error) {
 // reference data refreshed less than ReferenceMaxAge ago (the unit is then
 // ended as skipped). Otherwise the unit is marked running with its
 // bookmark loaded into u. The state, the bookmark and the start are one
-// statement.
+// statement, sent with the query of who reaches the unit's account when a
+// user is to be chosen for it.
 func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
 	var freshAfter *time.Time
 	if u.Entity.Reference && !u.Full {
 		t := time.Now().Add(-ReferenceMaxAge)
 		freshAfter = &t
 	}
-	st, err := store.BeginUnit(ctx, s.Pool, u.Key(), freshAfter)
+	var st store.UnitStart
+	b := &pgx.Batch{}
+	store.QueueBeginUnit(b, u.Key(), freshAfter, &st)
+	var reach *[]access.Reach
+	if s.actsAsAccountUser(u) {
+		// Who reaches the account is read with the start, in the same
+		// round trip, for the choice of the user who acts (syncAsUser).
+		reach = new([]access.Reach)
+		access.QueueReachers(b, u.AccountID, reach)
+	}
+	err = s.Pool.SendBatch(ctx, b).Close()
 	switch {
 	case err != nil:
 		return false, err
 	case st.Started:
-		u.Bookmark = st.Bookmark.Bookmark
+		u.Bookmark, u.reach = st.Bookmark.Bookmark, reach
 		return false, nil
 	case st.Fresh:
 		return true, s.End(ctx, u, store.UnitSkipped, "refreshed less than a day ago")

@@ -52,6 +52,8 @@ type Unit struct {
 	// User acts for the unit when the deployment has a set of users (see
 	// Syncer.Users); nil: the Syncer's API client.
 	User *access.User
+	// reach, when set, is who reaches the account, read by Begin.
+	reach *[]access.Reach
 }
 
 // Key is the unit's record key.
@@ -505,11 +507,7 @@ var ErrUnitDone = errors.New("unit already finished")
 // and its bookmark advanced, all in one transaction. It reports whether the
 // run finished with it.
 func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
-	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		state, err := store.LockUnitState(ctx, tx, u.Key())
-		if err != nil {
-			return err
-		}
+	err = store.LockUnitFunc(ctx, s.Pool, u.Key(), func(tx pgx.Tx, state string) error {
 		if state != store.UnitRunning {
 			return ErrUnitDone
 		}
@@ -544,7 +542,8 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 		if u.Inline {
 			return store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
 		}
-		runDone, err = store.CompleteUnitAndFinishRun(ctx, tx, u.Key(), u.Complete())
+		done, err := store.CompleteUnitAndFinishRun(ctx, tx, u.Key(), u.Complete())
+		runDone = done
 		return err
 	})
 	return runDone, err

@@ -189,9 +189,21 @@ func UnitState(ctx context.Context, q Querier, k UnitKey) (string, error) {
 // state, so the caller's change of state is the only one.
 func LockUnitState(ctx context.Context, tx pgx.Tx, k UnitKey) (string, error) {
 	var s string
-	err := tx.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`,
-		k.RunID, k.AccountID, k.Entity).Scan(&s)
+	err := tx.QueryRow(ctx, lockUnitSQL, k.RunID, k.AccountID, k.Entity).Scan(&s)
 	return s, err
+}
+
+const lockUnitSQL = `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`
+
+// LockUnitFunc runs fn in a transaction that begins with LockUnitState,
+// the BEGIN and the lock in one round trip; fn gets the unit's state. As
+// with pgx.BeginFunc, fn's error rolls the transaction back, else it
+// commits.
+func LockUnitFunc(ctx context.Context, pool *pgxpool.Pool, k UnitKey, fn func(tx pgx.Tx, state string) error) error {
+	var state string
+	return BeginBatchFunc(ctx, pool, func(b *pgx.Batch) {
+		b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity).QueryRow(func(row pgx.Row) error { return row.Scan(&state) })
+	}, func(tx pgx.Tx) error { return fn(tx, state) })
 }
 
 // StartUnit marks a unit running, creating its row if needed.
@@ -227,10 +239,18 @@ type UnitStart struct {
 // needed) unless the unit has ended (succeeded, failed or skipped) or, with
 // freshAfter set, its bookmark's last success is later than freshAfter. A
 // unit that ends meanwhile is never made running again.
-func BeginUnit(ctx context.Context, db Querier, k UnitKey, freshAfter *time.Time) (UnitStart, error) {
+func BeginUnit(ctx context.Context, db Batcher, k UnitKey, freshAfter *time.Time) (UnitStart, error) {
 	var st UnitStart
-	var state *string
-	err := db.QueryRow(ctx, `WITH cur AS (
+	b := &pgx.Batch{}
+	QueueBeginUnit(b, k, freshAfter, &st)
+	err := db.SendBatch(ctx, b).Close()
+	return st, err
+}
+
+// QueueBeginUnit queues BeginUnit's statement in b: st holds its result
+// once b's results are read.
+func QueueBeginUnit(b *pgx.Batch, k UnitKey, freshAfter *time.Time, st *UnitStart) {
+	b.Queue(`WITH cur AS (
     SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3),
 bm AS (
     SELECT bookmark, last_full_at, last_success_at FROM sync_bookmarks WHERE account_id = $2 AND entity = $3),
@@ -244,14 +264,11 @@ started AS (
         started_at = COALESCE(sync_run_units.started_at, now())
     WHERE sync_run_units.state IN ('pending', 'running')
     RETURNING 1)
-SELECT (SELECT state FROM cur), bm.bookmark, bm.last_full_at, bm.last_success_at, d.open AND d.fresh,
+SELECT coalesce((SELECT state FROM cur), ''), bm.bookmark, bm.last_full_at, bm.last_success_at, d.open AND d.fresh,
     EXISTS (SELECT 1 FROM started)
-FROM d LEFT JOIN bm ON true`, k.RunID, k.AccountID, k.Entity, freshAfter).Scan(&state,
-		&st.Bookmark.Bookmark, &st.Bookmark.LastFullAt, &st.Bookmark.LastSuccessAt, &st.Fresh, &st.Started)
-	if state != nil {
-		st.State = *state
-	}
-	return st, err
+FROM d LEFT JOIN bm ON true`, k.RunID, k.AccountID, k.Entity, freshAfter).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&st.State, &st.Bookmark.Bookmark, &st.Bookmark.LastFullAt, &st.Bookmark.LastSuccessAt, &st.Fresh, &st.Started)
+	})
 }
 
 // RestartUnit marks a unit running from scratch: its counts and seen ids
@@ -325,13 +342,6 @@ ON CONFLICT (account_id, entity) DO UPDATE SET
     bookmark = GREATEST(sync_bookmarks.bookmark, EXCLUDED.bookmark),
     last_full_at = COALESCE(EXCLUDED.last_full_at, sync_bookmarks.last_full_at),
     last_success_at = EXCLUDED.last_success_at`
-
-// Batcher sends a batch of statements in one round trip: a transaction,
-// in which the batch runs, or a pool, where the batch is a transaction of
-// its own (implicit: all of its statements take effect or none).
-type Batcher interface {
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-}
 
 // EndUnit marks a unit failed or skipped with a reason, and returns whether
 // the run is now finished. One round trip: on a pool, the unit's end and

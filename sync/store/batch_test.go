@@ -1,0 +1,64 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBeginBatchFuncCommitsTheBatchWithFnOrNeither(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	startUnit := func(b *pgx.Batch) {
+		b.Queue(`INSERT INTO sync_run_units (run_id, account_id, entity, state) VALUES ($1, $2, $3, 'running')`,
+			k.RunID, k.AccountID, k.Entity)
+	}
+
+	boom := errors.New("boom")
+	err := store.BeginBatchFunc(ctx, pool, startUnit, func(tx pgx.Tx) error { return boom })
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, "", stateOf(t, pool, k), "fn's error rolls back the batch's statements")
+
+	called := false
+	err = store.BeginBatchFunc(ctx, pool, func(b *pgx.Batch) {
+		startUnit(b)
+		b.Queue(`SELECT 1/0`)
+	}, func(tx pgx.Tx) error { called = true; return nil })
+	require.ErrorContains(t, err, "division by zero")
+	require.False(t, called, "fn does not run after a failed statement")
+	require.Equal(t, "", stateOf(t, pool, k))
+
+	err = store.BeginBatchFunc(ctx, pool, startUnit, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 7 WHERE run_id = $1`, run)
+		return err
+	})
+	require.NoError(t, err)
+	c, err := store.UnitCounts(ctx, pool, k)
+	require.NoError(t, err)
+	require.Equal(t, int64(7), c.Fetched, "the batch and fn commit together")
+	require.Zero(t, pool.Stat().AcquiredConns(), "every connection went back to the pool")
+}
+
+func TestLockUnitFuncHandsFnTheUnitsState(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	var got string
+	require.NoError(t, store.LockUnitFunc(ctx, pool, k, func(tx pgx.Tx, state string) error {
+		got = state
+		return store.CompleteUnit(ctx, tx, k, false)
+	}))
+	require.Equal(t, store.UnitRunning, got)
+	require.Equal(t, store.UnitSucceeded, stateOf(t, pool, k))
+	err := store.LockUnitFunc(ctx, pool, store.UnitKey{RunID: run, AccountID: "a2", Entity: "campaigns"},
+		func(pgx.Tx, string) error { t.Fatal("fn ran for a unit without a row"); return nil })
+	require.ErrorIs(t, err, pgx.ErrNoRows)
+}
