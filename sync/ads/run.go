@@ -112,6 +112,26 @@ func plan(run Run, accountIDs []string) []store.UnitKey {
 	return units
 }
 
+// fresh names the units a run records skipped at its fan-out, queuing no
+// job for them: reference data refreshed less than ReferenceMaxAge ago,
+// unless the run is full. (Begin skips them the same way, should a job
+// start one.)
+func fresh(run Run) *store.Fresh {
+	if run.Full {
+		return nil
+	}
+	f := &store.Fresh{After: time.Now().Add(-ReferenceMaxAge), Reason: refreshedRecently}
+	for _, e := range Entities() {
+		if e.Reference {
+			f.Entities = append(f.Entities, e.Name)
+		}
+	}
+	return f
+}
+
+// refreshedRecently is why a reference unit is skipped.
+const refreshedRecently = "refreshed less than a day ago"
+
 // ErrUnitsWaiting says some units of a run could not be queued yet: the
 // job holding each is another run's, whose unit has already ended, so it
 // will not sync it again, but River has not yet marked that job finished.
@@ -151,7 +171,7 @@ func (l *Lifecycle) fanOut(ctx context.Context, run Run, enqueue Enqueuer) (bool
 		if err := store.NoteInaccessibleAccounts(ctx, tx, run.ID, lost); err != nil {
 			return err
 		}
-		return store.AddUnits(ctx, tx, plan(run, accountIDs))
+		return store.AddUnits(ctx, tx, plan(run, accountIDs), fresh(run))
 	})
 	if err != nil {
 		return false, err
@@ -281,7 +301,7 @@ func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
 		u.Bookmark, u.reach = st.Bookmark.Bookmark, reach
 		return false, nil
 	case st.Fresh:
-		return true, s.End(ctx, u, store.UnitSkipped, "refreshed less than a day ago")
+		return true, s.End(ctx, u, store.UnitSkipped, refreshedRecently)
 	}
 	return true, nil // ended: a retry after the unit finished
 }

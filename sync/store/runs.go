@@ -126,9 +126,18 @@ type UnitKey struct {
 	Entity    string
 }
 
+// Fresh names the units a fan-out records skipped, with Reason, instead
+// of pending: those of Entities whose bookmark's last success is later
+// than After (reference data refreshed recently has nothing to do).
+type Fresh struct {
+	Entities []string
+	After    time.Time
+	Reason   string
+}
+
 // AddUnits records pending units in one statement; units that exist are
-// left as they are.
-func AddUnits(ctx context.Context, tx pgx.Tx, keys []UnitKey) error {
+// left as they are. With fresh set, its units are recorded skipped.
+func AddUnits(ctx context.Context, tx pgx.Tx, keys []UnitKey, fresh *Fresh) error {
 	if len(keys) == 0 {
 		return nil
 	}
@@ -138,8 +147,16 @@ func AddUnits(ctx context.Context, tx pgx.Tx, keys []UnitKey) error {
 	for i, k := range keys {
 		runs[i], accounts[i], entities[i] = k.RunID, k.AccountID, k.Entity
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity)
-SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`, runs, accounts, entities)
+	if fresh == nil {
+		fresh = &Fresh{}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, error, finished_at)
+SELECT k.r, k.a, k.e, CASE WHEN f.fresh THEN 'skipped' ELSE 'pending' END,
+    CASE WHEN f.fresh THEN $6 END, CASE WHEN f.fresh THEN now() END
+FROM unnest($1::bigint[], $2::text[], $3::text[]) AS k(r, a, e)
+CROSS JOIN LATERAL (SELECT k.e = ANY($4::text[]) AND EXISTS (SELECT 1 FROM sync_bookmarks b
+    WHERE b.account_id = k.a AND b.entity = k.e AND b.last_success_at > $5)) AS f(fresh)
+ON CONFLICT DO NOTHING`, runs, accounts, entities, fresh.Entities, fresh.After, fresh.Reason)
 	return err
 }
 

@@ -74,11 +74,11 @@ func TestRunOutcomeIsSetByTheLastUnitToFinish(t *testing.T) {
 	keys := []store.UnitKey{{RunID: run, AccountID: "a1", Entity: "campaigns"}, {RunID: run, AccountID: "a2", Entity: "campaigns"},
 		{RunID: run, AccountID: "a1", Entity: "cards"}}
 	tx(t, pool, func(tx pgx.Tx) error {
-		if err := store.AddUnits(ctx, tx, keys); err != nil {
+		if err := store.AddUnits(ctx, tx, keys, nil); err != nil {
 			return err
 		}
 		// Adding them again (a fan-out retried) changes nothing.
-		return store.AddUnits(ctx, tx, keys[:2])
+		return store.AddUnits(ctx, tx, keys[:2], nil)
 	})
 	var pending int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM sync_run_units WHERE run_id = $1 AND state = 'pending'`, run).Scan(&pending))
@@ -153,7 +153,7 @@ func TestBeginUnitStartsAnOpenUnitWithItsBookmarkAndLeavesAnEndedOneAsItIs(t *te
 	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
 	require.NoError(t, err)
 	k2 := store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}
-	tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, []store.UnitKey{k2}) })
+	tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, []store.UnitKey{k2}, nil) })
 	st, err = store.BeginUnit(ctx, pool, k2, nil)
 	require.NoError(t, err)
 	require.True(t, st.Started)
@@ -210,7 +210,7 @@ func TestRunFinishesWhenItsLastUnitsEndConcurrently(t *testing.T) {
 		for i := range 6 {
 			keys = append(keys, store.UnitKey{RunID: run, AccountID: fmt.Sprintf("a%d", i), Entity: "campaigns"})
 		}
-		tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, keys) })
+		tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, keys, nil) })
 		for _, k := range keys {
 			require.NoError(t, store.StartUnit(ctx, pool, k))
 		}
@@ -264,4 +264,49 @@ func TestFailRunFailsItsOpenUnitsAndTheRunWithTheReason(t *testing.T) {
 	require.Equal(t, "campaigns a1: listing accounts: HTTP 500", r.Error)
 	require.Equal(t, store.UnitFailed, stateOf(t, pool, store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}))
 	require.Equal(t, store.UnitSucceeded, stateOf(t, pool, store.UnitKey{RunID: run, AccountID: "", Entity: "accounts"}))
+}
+
+func TestAddUnitsRecordsFreshUnitsSkippedAndTheOthersPending(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	lang := store.UnitKey{RunID: run, Entity: "languages"}
+	require.NoError(t, store.StartUnit(ctx, pool, lang))
+	tx(t, pool, func(tx pgx.Tx) error { return store.CompleteUnit(ctx, tx, lang, true) })
+	bm, err := store.GetBookmark(ctx, pool, "", "languages")
+	require.NoError(t, err)
+
+	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	keys := []store.UnitKey{{RunID: run2, Entity: "languages"}, {RunID: run2, Entity: "locations"},
+		{RunID: run2, AccountID: "a1", Entity: "languages"}, {RunID: run2, AccountID: "a1", Entity: "campaigns"}}
+	fresh := &store.Fresh{Entities: []string{"languages", "locations"}, After: bm.LastSuccessAt.Add(-time.Hour), Reason: "fresh"}
+	tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, keys, fresh) })
+	require.Equal(t, store.UnitSkipped, stateOf(t, pool, keys[0]), "refreshed after the cutoff")
+	require.Equal(t, store.UnitPending, stateOf(t, pool, keys[1]), "never refreshed")
+	require.Equal(t, store.UnitPending, stateOf(t, pool, keys[2]), "another account's bookmark")
+	require.Equal(t, store.UnitPending, stateOf(t, pool, keys[3]), "not a fresh entity")
+	pending, err := func() (p []store.UnitKey, err error) {
+		err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			p, err = store.PendingUnits(ctx, tx, run2, "")
+			return err
+		})
+		return p, err
+	}()
+	require.NoError(t, err)
+	require.Len(t, pending, 3, "a skipped unit is not queued")
+	r, err := store.GetRun(ctx, pool, run2)
+	require.NoError(t, err)
+	for _, e := range r.Entities {
+		if e.Entity == "languages" {
+			require.Equal(t, 1, e.SkippedUnits)
+		}
+	}
+
+	late := &store.Fresh{Entities: []string{"languages"}, After: bm.LastSuccessAt.Add(time.Hour), Reason: "fresh"}
+	run3, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k3 := store.UnitKey{RunID: run3, Entity: "languages"}
+	tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, []store.UnitKey{k3}, late) })
+	require.Equal(t, store.UnitPending, stateOf(t, pool, k3), "refreshed before the cutoff")
 }
