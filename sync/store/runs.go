@@ -399,12 +399,7 @@ func FinishRunIfDone(ctx context.Context, db Batcher, runID int64) (bool, error)
 // returns whether the run is finished. failure, when set, is the reason the
 // run failed whatever its units say.
 func sendFinishingRun(ctx context.Context, db Batcher, b *pgx.Batch, n int, runID int64, failure string) (done bool, err error) {
-	// The run row's lock is taken by a statement of its own: the count
-	// that follows then sees every unit ended by a transaction that held
-	// the lock before (each statement reads what was committed when it
-	// began).
-	b.Queue(`SELECT outcome FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`, runID)
-	b.Queue(finishRunSQL, runID, failure)
+	queueFinishRun(b, runID, failure)
 	br := db.SendBatch(ctx, b)
 	defer func() {
 		if cerr := br.Close(); err == nil {
@@ -427,6 +422,16 @@ func sendFinishingRun(ctx context.Context, db Batcher, b *pgx.Batch, n int, runI
 		return before != RunRunning, nil
 	}
 	return err == nil, err
+}
+
+// queueFinishRun queues the two statements that finish a run once no unit
+// is open (see finishRunSQL). The run row's lock is taken by a statement
+// of its own: the count that follows then sees every unit ended by a
+// transaction that held the lock before (each statement reads what was
+// committed when it began).
+func queueFinishRun(b *pgx.Batch, runID int64, failure string) {
+	b.Queue(`SELECT outcome FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`, runID)
+	b.Queue(finishRunSQL, runID, failure)
 }
 
 // finishRunSQL finishes run $1 when it is running and none of its units is
@@ -489,33 +494,36 @@ type Run struct {
 	InaccessibleAccounts []string
 }
 
-// GetRun reads a run and sums its units per entity.
+// GetRun reads a run and sums its units per entity, in one round trip.
 func GetRun(ctx context.Context, pool *pgxpool.Pool, runID int64) (Run, error) {
 	r := Run{ID: runID}
 	var e *string
-	if err := pool.QueryRow(ctx, `SELECT outcome, error, ARRAY(SELECT jsonb_array_elements_text(coalesce(counts->$2, '[]')))
-FROM sync_runs WHERE id = $1`, runID, inaccessibleKey).Scan(&r.Outcome, &e, &r.InaccessibleAccounts); err != nil {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT outcome, error, ARRAY(SELECT jsonb_array_elements_text(coalesce(counts->$2, '[]')))
+FROM sync_runs WHERE id = $1`, runID, inaccessibleKey).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&r.Outcome, &e, &r.InaccessibleAccounts)
+	})
+	b.Queue(`SELECT entity, count(*), count(*) FILTER (WHERE state = 'failed'),
+    count(*) FILTER (WHERE state = 'skipped'), count(*) FILTER (WHERE state IN ('pending', 'running')),
+    sum(fetched), sum(inserted), sum(updated), sum(unchanged), sum(deleted)
+FROM sync_run_units WHERE run_id = $1 GROUP BY entity ORDER BY entity`, runID).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var c EntityCounts
+			if err := rows.Scan(&c.Entity, &c.Units, &c.FailedUnits, &c.SkippedUnits, &c.Open,
+				&c.Fetched, &c.Inserted, &c.Updated, &c.Unchanged, &c.Deleted); err != nil {
+				return err
+			}
+			r.Entities = append(r.Entities, c)
+		}
+		return rows.Err()
+	})
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
 		return r, err
 	}
 	if e != nil {
 		r.Error = *e
 	}
-	rows, err := pool.Query(ctx, `SELECT entity, count(*), count(*) FILTER (WHERE state = 'failed'),
-    count(*) FILTER (WHERE state = 'skipped'), count(*) FILTER (WHERE state IN ('pending', 'running')),
-    sum(fetched), sum(inserted), sum(updated), sum(unchanged), sum(deleted)
-FROM sync_run_units WHERE run_id = $1 GROUP BY entity ORDER BY entity`, runID)
-	if err != nil {
-		return r, err
-	}
-	for rows.Next() {
-		var c EntityCounts
-		if err := rows.Scan(&c.Entity, &c.Units, &c.FailedUnits, &c.SkippedUnits, &c.Open,
-			&c.Fetched, &c.Inserted, &c.Updated, &c.Unchanged, &c.Deleted); err != nil {
-			return r, err
-		}
-		r.Entities = append(r.Entities, c)
-	}
-	return r, rows.Err()
+	return r, nil
 }
 
 // FailRun ends a run that could not fan out: its open units and the run
