@@ -9,14 +9,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/debug"
 	"syscall"
 )
 
 // Main runs the command line and exits with its status.
 func Main() {
-	startHeap()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -73,29 +70,3 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	return exitError
 }
-
-// startHeapGoal is the heap goal before the first garbage collection; the
-// runtime's own is 4 MB (at GOGC=100).
-const startHeapGoal = 32 << 20
-
-// startHeap lets the heap grow to startHeapGoal before the next garbage
-// collection, unless GOGC is set, and then gives GOGC back its value. A
-// short command would otherwise collect every few megabytes: adsync sync
-// --wait of a small deployment allocates about 15 MB in all for a live heap
-// under 5 MB, and collected five times, each cycle's mark workers busy on
-// every idle core. A worker, or a sync large enough to fill the goal, is
-// paced as usual after its first collection. (The Go compiler starts its
-// heap the same way: cmd/compile's startheap.go.)
-func startHeap() {
-	if os.Getenv("GOGC") != "" {
-		return // the user's choice
-	}
-	previous := debug.SetGCPercent(100 * startHeapGoal / (4 << 20))
-	// A finalizer runs after the collection that finds its object
-	// unreachable: the next one, for an object dropped at once.
-	runtime.SetFinalizer(&heapSentinel{}, func(*heapSentinel) { debug.SetGCPercent(previous) })
-}
-
-// heapSentinel holds a pointer so that it is allocated on its own (the
-// runtime may never finalize a tiny pointer-free object).
-type heapSentinel struct{ _ *int }
