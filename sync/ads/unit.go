@@ -542,7 +542,7 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 		if u.Inline {
 			return store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
 		}
-		done, err := store.CompleteUnitAndFinishRun(ctx, tx, u.Key(), u.Complete())
+		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, u.Key(), u.Complete())
 		runDone = done
 		return err
 	})

@@ -62,3 +62,45 @@ func TestLockUnitFuncHandsFnTheUnitsState(t *testing.T) {
 		func(pgx.Tx, string) error { t.Fatal("fn ran for a unit without a row"); return nil })
 	require.ErrorIs(t, err, pgx.ErrNoRows)
 }
+
+func TestTheLastBatchOfALockedUnitCommitsItAndNothingRunsAfter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	var after error
+	require.NoError(t, store.LockUnitFunc(ctx, pool, k, func(tx pgx.Tx, state string) error {
+		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, k, false)
+		require.True(t, done, "its run's only unit")
+		if err != nil {
+			return err
+		}
+		// Outside the transaction now: refused rather than run on its own.
+		_, after = tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 1 WHERE run_id = $1`, run)
+		return nil
+	}))
+	require.Error(t, after)
+	require.Equal(t, store.UnitSucceeded, stateOf(t, pool, k))
+	r, err := store.GetRun(ctx, pool, run)
+	require.NoError(t, err)
+	require.Equal(t, store.RunSucceeded, r.Outcome)
+	require.Zero(t, r.Entities[0].Fetched)
+
+	// In a transaction of its own making, the caller commits.
+	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k2 := store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k2))
+	tx(t, pool, func(tx pgx.Tx) error {
+		if _, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, k2, false); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 2 WHERE run_id = $1`, run2)
+		return err
+	})
+	c, err := store.UnitCounts(ctx, pool, k2)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), c.Fetched)
+	require.Zero(t, pool.Stat().AcquiredConns())
+}

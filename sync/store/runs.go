@@ -386,6 +386,23 @@ func CompleteUnitAndFinishRun(ctx context.Context, db Batcher, k UnitKey, full b
 	return sendFinishingRun(ctx, db, b, 1, k.RunID, "")
 }
 
+// CompleteUnitFinishRunAndCommit is CompleteUnitAndFinishRun as the last
+// statements of tx: when tx is BeginBatchFunc's (LockUnitFunc's), its
+// COMMIT travels with them, and tx takes no statement after.
+func CompleteUnitFinishRunAndCommit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) (bool, error) {
+	b := &pgx.Batch{}
+	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
+	return sendFinishingRun(ctx, committing{tx}, b, 1, k.RunID, "")
+}
+
+// committing sends a batch in a transaction as its last statements (see
+// sendCommitting).
+type committing struct{ tx pgx.Tx }
+
+func (c committing) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	return sendCommitting(ctx, c.tx, b)
+}
+
 // FinishRunIfDone sets the run's outcome and counts once no unit is
 // pending or running: the unit that finishes last does it (the run row's
 // lock orders concurrent finishers). Outcome: failed when every unit that
