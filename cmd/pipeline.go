@@ -73,7 +73,9 @@ func (a *app) queueRun(ctx context.Context, deps *jobs.Deps, pipeline string, id
 		fmt.Fprintf(a.stdout, "%s run %d queued\n", pipeline, id)
 		return nil, nil
 	}
-	_, stopWorking, err := a.startWorking(ctx, deps, false)
+	// The run's jobs (sync and stats runs and their units) are all on the
+	// sync queue: the other queues are left to the workers.
+	_, stopWorking, err := a.startWorking(ctx, deps, false, jobs.QueueSync)
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +83,12 @@ func (a *app) queueRun(ctx context.Context, deps *jobs.Deps, pipeline string, id
 }
 
 // startWorking starts a River client that runs jobs in this process (the
-// configured queues; the schedules too when schedules is set), registered
+// configured queues, or only those named; the schedules too when schedules
+// is set), registered
 // as a live worker so that, should this process die, other workers hand
 // its running jobs back at once. stop stops the client (waiting for jobs in
 // flight up to timeout, then cancelling them) and the registration.
-func (a *app) startWorking(ctx context.Context, deps *jobs.Deps, schedules bool) (*river.Client[pgx.Tx], func(timeout time.Duration) error, error) {
+func (a *app) startWorking(ctx context.Context, deps *jobs.Deps, schedules bool, queues ...string) (*river.Client[pgx.Tx], func(timeout time.Duration) error, error) {
 	id := jobs.NewClientID()
 	if !schedules && !a.log.Core().Enabled(zapcore.DebugLevel) {
 		// A command working its own jobs prints their summary itself: the
@@ -97,7 +100,7 @@ func (a *app) startWorking(ctx context.Context, deps *jobs.Deps, schedules bool)
 		deps = &quiet
 	}
 	opts := jobs.Options{Concurrency: a.concurrency(), Work: true, Slog: logging.Slog(a.log),
-		JobTimeout: time.Duration(a.cfg.Worker.JobTimeout), ClientID: id}
+		JobTimeout: time.Duration(a.cfg.Worker.JobTimeout), ClientID: id, Queues: queues}
 	if schedules {
 		opts.Schedules, opts.AudienceSchedules = a.schedules(), a.cfg.AudienceSchedules()
 	}

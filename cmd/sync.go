@@ -1,6 +1,7 @@
 package adsynccmd
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -131,7 +132,11 @@ func (a *app) waitRun(ctx context.Context, deps *jobs.Deps, id int64) (store.Run
 
 // printSummary writes one line per entity and a total; deleted counts the
 // tombstones written (records that arrived deleted or vanished for good).
-func printSummary(w io.Writer, run store.Run) {
+func printSummary(out io.Writer, run store.Run) {
+	// The table goes out in one write: tabwriter writes each cell on its
+	// own, a system call each on an unbuffered stdout.
+	w := bufio.NewWriter(out)
+	defer w.Flush()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "entity\tfetched\tinserted\tupdated\tunchanged\tdeleted\tfailed units")
 	var t store.EntityCounts

@@ -96,6 +96,10 @@ type Options struct {
 	AudienceSchedules map[string]string
 	// Work makes the client fetch and run jobs; false builds an insert-only client.
 	Work bool
+	// Queues are the queues worked (nil: all four). A command working its
+	// own run works the run's queue only: each queue costs a producer that
+	// fetches and polls.
+	Queues []string
 	// Slog receives River's own logs.
 	Slog *slog.Logger
 	// FetchPollInterval overrides River's default (tests shorten it).
@@ -131,7 +135,11 @@ func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
 		addWorkers(workers, deps)
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{}
-		for _, q := range []string{QueueSync, QueueAudience, QueueExport, QueueDefault} {
+		queues := opts.Queues
+		if queues == nil {
+			queues = []string{QueueSync, QueueAudience, QueueExport, QueueDefault}
+		}
+		for _, q := range queues {
 			n := opts.Concurrency[q]
 			if n <= 0 {
 				n = 1

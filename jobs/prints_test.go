@@ -138,7 +138,7 @@ WHERE g.tgname = c.relname || '_distrust_prints'`)
 	}
 	require.NoError(t, rows.Err())
 	for _, e := range ads.Entities() {
-		if ads.Printed(e) {
+		if e.Printed() {
 			require.True(t, have[e.Name], "table %s has no %s_distrust_prints trigger", e.Name, e.Name)
 		}
 	}

@@ -253,6 +253,10 @@ func TestReferenceDataIsRefetchedOnlyAfterADayOrWithFull(t *testing.T) {
 		want := []int{0, 1, 0}[i]
 		require.Equal(t, want, entityCounts(r, "iab_categories").SkippedUnits, "run %d", i+1)
 	}
+	var queued int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+WHERE kind = 'sync_unit' AND args->>'entity' = 'iab_categories'`).Scan(&queued))
+	require.Equal(t, 2, queued, "the run that skips them queues no job for them")
 	st := b.fake.Srv.Stats()
 	require.Equal(t, 2, st.Family("GET /12/iab_categories").Requests)
 	require.Equal(t, 2, st.Family("GET /12/bidding_rules").Requests)

@@ -170,13 +170,18 @@ func (e *NoUserError) Permanent() bool { return true }
 // deployment whose runs have not listed accounts yet) goes to the only
 // user when there is one.
 func (s *Set) For(ctx context.Context, accountID string, need Need) (*User, error) {
-	users, err := s.Users(ctx)
-	if err != nil {
-		return nil, err
-	}
 	reach, err := Reachers(ctx, s.Pool, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("reading who reaches account %s: %w", accountID, err)
+	}
+	return s.ForReachers(ctx, accountID, need, reach)
+}
+
+// ForReachers is For with the account's Reachers already read.
+func (s *Set) ForReachers(ctx context.Context, accountID string, need Need, reach []Reach) (*User, error) {
+	users, err := s.Users(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if len(reach) == 0 && len(users) == 1 {
 		if known, err := Known(ctx, s.Pool, accountID); err != nil || !known {

@@ -82,14 +82,25 @@ type Reach struct {
 // Reachers lists the users whose token reaches account and is usable
 // (state ok), by user id.
 func Reachers(ctx context.Context, db DB, accountID string) ([]Reach, error) {
-	rows, err := db.Query(ctx, `SELECT au.user_id, au.permissions, coalesce(u.reach, 0) FROM account_users au
-		LEFT JOIN api_users u ON u.user_id = au.user_id
-		WHERE au.account_id = $1 AND au.lost_at IS NULL AND coalesce(u.state, 'ok') = 'ok'
-		ORDER BY au.user_id`, accountID)
+	rows, err := db.Query(ctx, reachersSQL, accountID)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[Reach])
+}
+
+const reachersSQL = `SELECT au.user_id, au.permissions, coalesce(u.reach, 0) FROM account_users au
+		LEFT JOIN api_users u ON u.user_id = au.user_id
+		WHERE au.account_id = $1 AND au.lost_at IS NULL AND coalesce(u.state, 'ok') = 'ok'
+		ORDER BY au.user_id`
+
+// QueueReachers queues Reachers' query in b: reach holds its rows once
+// b's results are read.
+func QueueReachers(b *pgx.Batch, accountID string, reach *[]Reach) {
+	b.Queue(reachersSQL, accountID).Query(func(rows pgx.Rows) (err error) {
+		*reach, err = pgx.CollectRows(rows, pgx.RowToStructByPos[Reach])
+		return err
+	})
 }
 
 // Known reports whether any listing has recorded who reaches account.

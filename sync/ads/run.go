@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 )
@@ -111,6 +112,26 @@ func plan(run Run, accountIDs []string) []store.UnitKey {
 	return units
 }
 
+// fresh names the units a run records skipped at its fan-out, queuing no
+// job for them: reference data refreshed less than ReferenceMaxAge ago,
+// unless the run is full. (Begin skips them the same way, should a job
+// start one.)
+func fresh(run Run) *store.Fresh {
+	if run.Full {
+		return nil
+	}
+	f := &store.Fresh{After: time.Now().Add(-ReferenceMaxAge), Reason: refreshedRecently}
+	for _, e := range Entities() {
+		if e.Reference {
+			f.Entities = append(f.Entities, e.Name)
+		}
+	}
+	return f
+}
+
+// refreshedRecently is why a reference unit is skipped.
+const refreshedRecently = "refreshed less than a day ago"
+
 // ErrUnitsWaiting says some units of a run could not be queued yet: the
 // job holding each is another run's, whose unit has already ended, so it
 // will not sync it again, but River has not yet marked that job finished.
@@ -150,7 +171,7 @@ func (l *Lifecycle) fanOut(ctx context.Context, run Run, enqueue Enqueuer) (bool
 		if err := store.NoteInaccessibleAccounts(ctx, tx, run.ID, lost); err != nil {
 			return err
 		}
-		return store.AddUnits(ctx, tx, plan(run, accountIDs))
+		return store.AddUnits(ctx, tx, plan(run, accountIDs), fresh(run))
 	})
 	if err != nil {
 		return false, err
@@ -253,24 +274,36 @@ func InaccessibleAccounts(ctx context.Context, tx Queryer) ([]string, error) {
 // do: the unit already ended (a retry after it finished), or it is
 // reference data refreshed less than ReferenceMaxAge ago (the unit is then
 // ended as skipped). Otherwise the unit is marked running with its
-// bookmark loaded into u.
+// bookmark loaded into u. The state, the bookmark and the start are one
+// statement, sent with the query of who reaches the unit's account when a
+// user is to be chosen for it.
 func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
-	state, err := store.UnitState(ctx, s.Pool, u.Key())
-	if err != nil {
+	var freshAfter *time.Time
+	if u.Entity.Reference && !u.Full {
+		t := time.Now().Add(-ReferenceMaxAge)
+		freshAfter = &t
+	}
+	var st store.UnitStart
+	b := &pgx.Batch{}
+	store.QueueBeginUnit(b, u.Key(), freshAfter, &st)
+	var reach *[]access.Reach
+	if s.actsAsAccountUser(u) {
+		// Who reaches the account is read with the start, in the same
+		// round trip, for the choice of the user who acts (syncAsUser).
+		reach = new([]access.Reach)
+		access.QueueReachers(b, u.AccountID, reach)
+	}
+	err = s.Pool.SendBatch(ctx, b).Close()
+	switch {
+	case err != nil:
 		return false, err
+	case st.Started:
+		u.Bookmark, u.reach = st.Bookmark.Bookmark, reach
+		return false, nil
+	case st.Fresh:
+		return true, s.End(ctx, u, store.UnitSkipped, refreshedRecently)
 	}
-	if state == store.UnitSucceeded || state == store.UnitFailed || state == store.UnitSkipped {
-		return true, nil
-	}
-	bm, err := store.GetBookmark(ctx, s.Pool, u.AccountID, u.Entity.Name)
-	if err != nil {
-		return false, err
-	}
-	if u.Entity.Reference && !u.Full && bm.LastSuccessAt != nil && time.Since(*bm.LastSuccessAt) < ReferenceMaxAge {
-		return true, s.End(ctx, u, store.UnitSkipped, "refreshed less than a day ago")
-	}
-	u.Bookmark = bm.Bookmark
-	return false, store.StartUnit(ctx, s.Pool, u.Key())
+	return true, nil // ended: a retry after the unit finished
 }
 
 // WaitingFor names the parent entity whose unit of the same run and
@@ -293,8 +326,6 @@ func (s *Syncer) WaitingFor(ctx context.Context, u *Unit) (string, error) {
 // End ends a unit that will not complete (failed, or skipped with a
 // reason) and finishes its run when it was the last unit open.
 func (s *Syncer) End(ctx context.Context, u *Unit, state, reason string) error {
-	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		_, err := store.EndUnit(ctx, tx, u.Key(), state, reason)
-		return err
-	})
+	_, err := store.EndUnit(ctx, s.Pool, u.Key(), state, reason)
+	return err
 }

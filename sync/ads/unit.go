@@ -59,18 +59,17 @@ type Unit struct {
 	// row of the account then. Both are set as the unit's sync starts.
 	printsFrom int64
 	noneLive   bool
+	// reach, when set, is who reaches the account, read by Begin.
+	reach *[]access.Reach
 }
 
-// printed says whether the entity's complete units keep page prints (see
+// Printed says whether the entity's complete units keep page prints (see
 // store.ClaimPrints): a listing stored page by page, of one account's rows.
 // An access list's pages record more than rows, and a streamed listing is
 // stored whole.
-func (e *Entity) printed() bool {
+func (e *Entity) Printed() bool {
 	return e.HasAccount() && !e.AccessList && !e.Streamed()
 }
-
-// Printed says whether e's complete units keep page prints.
-func Printed(e *Entity) bool { return e.printed() }
 
 // Key is the unit's record key.
 func (u *Unit) Key() store.UnitKey {
@@ -131,7 +130,7 @@ func (s *Syncer) sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint
 	if e.Streamed() {
 		return s.syncStreamed(ctx, u, resume, cp)
 	}
-	if e.printed() {
+	if e.Printed() {
 		// Before anything is written: the unit's writes end the trust in
 		// the kept prints, unless it is complete and keeps new ones.
 		from, live, err := store.ClaimPrints(ctx, s.Pool, e.Name, u.AccountID, e.Name, u.Complete())
@@ -425,7 +424,7 @@ type stagedPage struct {
 // complete units trust prints, and they never stop early).
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
 	var print []byte
-	if u.Complete() && u.Entity.printed() {
+	if u.Complete() && u.Entity.Printed() {
 		print = pagePrint(part, raws)
 	}
 	// The records' canonical bytes share one buffer, and the canonicalizer
@@ -620,21 +619,18 @@ var ErrUnitDone = errors.New("unit already finished")
 // and its bookmark advanced, all in one transaction. It reports whether the
 // run finished with it.
 func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
-	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		state, err := store.LockUnitState(ctx, tx, u.Key())
-		if err != nil {
-			return err
-		}
+	err = store.LockUnitFunc(ctx, s.Pool, u.Key(), func(tx pgx.Tx, state string) error {
 		if state != store.UnitRunning {
 			return ErrUnitDone
 		}
 		if err := s.sweep(ctx, tx, u); err != nil {
 			return err
 		}
-		if err := store.CompleteUnit(ctx, tx, u.Key(), u.Complete()); err != nil || u.Inline {
-			return err
+		if u.Inline {
+			return store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
 		}
-		runDone, err = store.FinishRunIfDone(ctx, tx, u.RunID)
+		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, u.Key(), u.Complete())
+		runDone = done
 		return err
 	})
 	return runDone, err
@@ -666,7 +662,7 @@ func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit) error {
 	if !u.Complete() || e.Streamed() {
 		return nil
 	}
-	if !e.printed() {
+	if !e.Printed() {
 		return sweepUnseen(ctx, tx, u)
 	}
 	changed := true

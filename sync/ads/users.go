@@ -30,7 +30,13 @@ func (s *Syncer) syncAsUser(ctx context.Context, u *Unit, resume Cursor, cp Chec
 		}
 		return s.sync(ctx, u, resume, cp)
 	}
-	usr, err := s.Users.For(ctx, u.AccountID, access.NeedRead)
+	var usr *access.User
+	var err error
+	if u.reach != nil {
+		usr, err = s.Users.ForReachers(ctx, u.AccountID, access.NeedRead, *u.reach)
+	} else {
+		usr, err = s.Users.For(ctx, u.AccountID, access.NeedRead)
+	}
 	if err != nil {
 		return err
 	}
@@ -42,6 +48,12 @@ func (s *Syncer) syncAsUser(ctx context.Context, u *Unit, resume Cursor, cp Chec
 		return s.Users.Failed(ctx, usr, u.AccountID, f, err)
 	}
 	return err
+}
+
+// actsAsAccountUser says whether syncAsUser chooses the user who acts on
+// u's account (see access.Set.For).
+func (s *Syncer) actsAsAccountUser(u *Unit) bool {
+	return s.Users != nil && !u.Entity.AccessList && u.User == nil && u.AccountID != ""
 }
 
 // syncAccessLists reads the accounts list of every user into one unit: an

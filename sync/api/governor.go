@@ -34,6 +34,19 @@ type BudgetStore interface {
 	Observe(ctx context.Context, bucket string, rl RateLimit, now time.Time) error
 }
 
+// batchStore is a BudgetStore that serves the buckets of one request in
+// one call (the Postgres store: one round trip instead of one per bucket).
+type batchStore interface {
+	// ReserveEach takes one request from each bucket whose window has
+	// room now (or is over), as Reserve does, and reports which did. A
+	// bucket it reports false for (no room, or no window yet) is left to
+	// Reserve.
+	ReserveEach(ctx context.Context, buckets []string, now time.Time, ttl time.Duration) ([]bool, error)
+	// ObserveEach is Observe for each bucket whose rate limit is not nil,
+	// Release for the others.
+	ObserveEach(ctx context.Context, buckets []string, rls []*RateLimit, now time.Time) error
+}
+
 // Governor decides whether a request may be sent now. It does not send a
 // request it knows will be refused: it waits up to MaxWait for the window to
 // reset, and past that returns a *RetryAtError.
@@ -112,6 +125,9 @@ func (g *Governor) Acquire(ctx context.Context, endpoint, user, accountID string
 		return nil, nil
 	}
 	buckets := bucketsFor(endpoint, user, accountID)
+	if ok, err := g.reserveEach(ctx, buckets); ok || err != nil {
+		return buckets, err
+	}
 	for {
 		now := g.Now()
 		var reserved []string
@@ -125,11 +141,7 @@ func (g *Governor) Acquire(ctx context.Context, endpoint, user, accountID string
 			} else if strings.HasSuffix(endpoint, TotalCountSuffix) && i == 0 {
 				preset = &Budget{Limit: 200, Window: 15 * time.Minute}
 			}
-			ttl := g.InflightTTL
-			if ttl <= 0 {
-				ttl = time.Minute
-			}
-			ok, reset, err := g.Store.Reserve(ctx, b, now, preset, ttl)
+			ok, reset, err := g.Store.Reserve(ctx, b, now, preset, g.inflightTTL())
 			if err != nil {
 				g.release(ctx, reserved)
 				return nil, err
@@ -160,6 +172,38 @@ func (g *Governor) Acquire(ctx context.Context, endpoint, user, accountID string
 	}
 }
 
+// reserveEach reserves every bucket at once when the store can and each
+// has room now, the common case, in one call; otherwise it reserves
+// nothing and Acquire takes the buckets one by one.
+func (g *Governor) reserveEach(ctx context.Context, buckets []string) (bool, error) {
+	bs, ok := g.Store.(batchStore)
+	if !ok || len(buckets) < 2 {
+		return false, nil
+	}
+	oks, err := bs.ReserveEach(ctx, buckets, g.Now(), g.inflightTTL())
+	if err != nil {
+		return false, err
+	}
+	var reserved []string
+	for i, b := range buckets {
+		if oks[i] {
+			reserved = append(reserved, b)
+		}
+	}
+	if len(reserved) == len(buckets) {
+		return true, nil
+	}
+	g.release(ctx, reserved)
+	return false, nil
+}
+
+func (g *Governor) inflightTTL() time.Duration {
+	if g.InflightTTL <= 0 {
+		return time.Minute
+	}
+	return g.InflightTTL
+}
+
 func (g *Governor) release(ctx context.Context, buckets []string) {
 	for _, b := range buckets {
 		_ = g.Store.Release(context.WithoutCancel(ctx), b)
@@ -170,13 +214,20 @@ func (g *Governor) release(ctx context.Context, buckets []string) {
 func (g *Governor) Observe(ctx context.Context, buckets []string, user, account *RateLimit) {
 	ctx = context.WithoutCancel(ctx)
 	now := g.Now()
-	for i, b := range buckets {
-		var rl *RateLimit
+	rls := make([]*RateLimit, len(buckets))
+	for i := range buckets {
 		if i == 0 {
-			rl = user
+			rls[i] = user
 		} else {
-			rl = account
+			rls[i] = account
 		}
+	}
+	if bs, ok := g.Store.(batchStore); ok && len(buckets) > 1 {
+		_ = bs.ObserveEach(ctx, buckets, rls, now)
+		return
+	}
+	for i, b := range buckets {
+		rl := rls[i]
 		if rl == nil {
 			_ = g.Store.Release(ctx, b)
 			continue

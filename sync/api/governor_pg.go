@@ -59,12 +59,20 @@ func (s PGStore) Reserve(ctx context.Context, bucket string, now time.Time, pres
 // reserve takes one request from the bucket's window when it has room (or
 // is over); false when it has none or the bucket has no row yet.
 func (s PGStore) reserve(ctx context.Context, bucket string, now time.Time, ttl time.Duration) (bool, error) {
-	// A window that is over becomes a one-request probe: the service's next
-	// window may already hold requests, and the probe's answer tells.
-	// In-flight counts survive the rollover (those requests land in some
-	// window), but only until inflight_until: a reservation that no answer
-	// ended by then belongs to a process that died mid-request.
-	tag, err := s.Pool.Exec(ctx, `UPDATE api_rate_limits SET
+	tag, err := s.Pool.Exec(ctx, reserveSQL, reserveArgs(bucket, now, ttl)...)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// reserveSQL takes one request from bucket $1's window at $2. A window that
+// is over becomes a one-request probe: the service's next window may
+// already hold requests, and the probe's answer tells. In-flight counts
+// survive the rollover (those requests land in some window), but only
+// until inflight_until: a reservation that no answer ended by then belongs
+// to a process that died mid-request.
+const reserveSQL = `UPDATE api_rate_limits SET
 			remaining      = CASE WHEN reset_at <= $2 THEN 1 ELSE remaining END,
 			inflight       = CASE WHEN inflight_until < $2 THEN 1 ELSE inflight + 1 END,
 			inflight_until = GREATEST(inflight_until, $2 + make_interval(secs => $4 / 1000.0)),
@@ -74,27 +82,76 @@ func (s PGStore) reserve(ctx context.Context, bucket string, now time.Time, ttl 
 			                      THEN $2 + make_interval(secs => COALESCE(NULLIF(period_ms, 0), $3) / 1000.0)
 			                      ELSE reset_at END,
 			updated_at     = now()
-		WHERE bucket = $1 AND (reset_at <= $2 OR remaining - CASE WHEN inflight_until < $2 THEN 0 ELSE inflight END > 0)`,
-		bucket, now, defaultPeriod.Milliseconds(), ttl.Milliseconds())
-	if err != nil {
-		return false, err
+		WHERE bucket = $1 AND (reset_at <= $2 OR remaining - CASE WHEN inflight_until < $2 THEN 0 ELSE inflight END > 0)`
+
+func reserveArgs(bucket string, now time.Time, ttl time.Duration) []any {
+	return []any{bucket, now, defaultPeriod.Milliseconds(), ttl.Milliseconds()}
+}
+
+// ReserveEach implements batchStore: each bucket's reservation is the
+// statement reserve sends, all of them in one round trip and one
+// transaction.
+func (s PGStore) ReserveEach(ctx context.Context, buckets []string, now time.Time, ttl time.Duration) (ok []bool, err error) {
+	b := &pgx.Batch{}
+	for _, bucket := range buckets {
+		b.Queue(reserveSQL, reserveArgs(bucket, now, ttl)...)
 	}
-	return tag.RowsAffected() == 1, nil
+	br := s.Pool.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	ok = make([]bool, len(buckets))
+	for i := range buckets {
+		tag, err := br.Exec()
+		if err != nil {
+			return nil, err
+		}
+		ok[i] = tag.RowsAffected() == 1
+	}
+	return ok, nil
 }
 
 // Release implements BudgetStore.
 func (s PGStore) Release(ctx context.Context, bucket string) error {
-	_, err := s.Pool.Exec(ctx, `UPDATE api_rate_limits SET inflight = GREATEST(inflight - 1, 0) WHERE bucket = $1`, bucket)
+	_, err := s.Pool.Exec(ctx, releaseSQL, bucket)
 	return err
 }
 
+const releaseSQL = `UPDATE api_rate_limits SET inflight = GREATEST(inflight - 1, 0) WHERE bucket = $1`
+
 // Observe implements BudgetStore.
 func (s PGStore) Observe(ctx context.Context, bucket string, rl RateLimit, now time.Time) error {
+	_, err := s.Pool.Exec(ctx, observeSQL, observeArgs(bucket, rl, now)...)
+	return err
+}
+
+// ObserveEach implements batchStore: Observe for each bucket with a rate
+// limit, Release for each without, in one round trip and one transaction.
+func (s PGStore) ObserveEach(ctx context.Context, buckets []string, rls []*RateLimit, now time.Time) error {
+	b := &pgx.Batch{}
+	for i, bucket := range buckets {
+		if rls[i] == nil {
+			b.Queue(releaseSQL, bucket)
+			continue
+		}
+		b.Queue(observeSQL, observeArgs(bucket, *rls[i], now)...)
+	}
+	return s.Pool.SendBatch(ctx, b).Close()
+}
+
+func observeArgs(bucket string, rl RateLimit, now time.Time) []any {
 	reset := rl.Reset
 	if !now.Before(reset) {
 		reset = now.Add(time.Second)
 	}
-	_, err := s.Pool.Exec(ctx, `INSERT INTO api_rate_limits AS w (bucket, lim, remaining, reset_at, observed)
+	return []any{bucket, rl.Limit, rl.Remaining, reset}
+}
+
+// observeSQL records what the service reported for bucket $1: limit $2,
+// remaining $3, reset $4 (see MemoryStore.Observe).
+const observeSQL = `INSERT INTO api_rate_limits AS w (bucket, lim, remaining, reset_at, observed)
 		VALUES ($1, $2, $3, $4, true)
 		ON CONFLICT (bucket) DO UPDATE SET
 			inflight  = GREATEST(w.inflight - 1, 0),
@@ -108,7 +165,4 @@ func (s PGStore) Observe(ctx context.Context, bucket string, rl RateLimit, now t
 			reset_at  = CASE WHEN w.observed AND EXCLUDED.reset_at < w.reset_at - interval '1 second' THEN w.reset_at ELSE EXCLUDED.reset_at END,
 			observed  = true,
 			probing   = CASE WHEN w.observed AND EXCLUDED.reset_at < w.reset_at - interval '1 second' THEN w.probing ELSE false END,
-			updated_at = now()`,
-		bucket, rl.Limit, rl.Remaining, reset)
-	return err
-}
+			updated_at = now()`

@@ -241,3 +241,53 @@ func TestAMalformedRecordDecodedIntoATypeIsAnError(t *testing.T) {
 	require.Len(t, errs, 1)
 	require.ErrorContains(t, errs[0], "campaigns")
 }
+
+// A request's buckets (the endpoint's and the account's share) are
+// reserved together and observed together; a bucket without room holds
+// the request back and leaves no reservation on the other.
+func TestPGGovernorReservesAndObservesEveryBucketOfARequest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := migratedPool(t)
+	g := api.NewGovernor(api.PGStore{Pool: pool})
+	g.MaxWait = 0
+	now := time.Now()
+	g.Now = func() time.Time { return now }
+	const endpoint, user = "GET /x", "u1"
+	row := func(bucket string) (remaining, inflight int) {
+		t.Helper()
+		require.NoError(t, pool.QueryRow(ctx, `SELECT remaining, inflight FROM api_rate_limits WHERE bucket = $1`, bucket).
+			Scan(&remaining, &inflight))
+		return remaining, inflight
+	}
+	mine, account := endpoint+"|user:"+user, endpoint+"|user:"+user+"|account:a1"
+	reset := now.Add(15 * time.Minute)
+
+	b, err := g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	require.Equal(t, []string{mine, account}, b, "unknown windows: one probe each")
+	g.Observe(ctx, b, &api.RateLimit{Limit: 10, Remaining: 5, Reset: reset}, &api.RateLimit{Limit: 2, Remaining: 1, Reset: reset})
+	for bucket, want := range map[string]int{mine: 5, account: 1} {
+		remaining, inflight := row(bucket)
+		require.Equal(t, [2]int{want, 0}, [2]int{remaining, inflight}, bucket)
+	}
+
+	b, err = g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	require.Len(t, b, 2)
+	for _, bucket := range b {
+		_, inflight := row(bucket)
+		require.Equal(t, 1, inflight, bucket)
+	}
+	_, err = g.Acquire(ctx, endpoint, user, "a1")
+	var rae *api.RetryAtError
+	require.ErrorAs(t, err, &rae, "the account's one remaining request is in flight")
+	_, inflight := row(mine)
+	require.Equal(t, 1, inflight, "the request held back keeps no reservation of the endpoint's bucket")
+
+	g.Observe(ctx, b, &api.RateLimit{Limit: 10, Remaining: 4, Reset: reset}, nil)
+	remaining, inflight := row(mine)
+	require.Equal(t, [2]int{4, 0}, [2]int{remaining, inflight})
+	remaining, inflight = row(account)
+	require.Equal(t, [2]int{1, 0}, [2]int{remaining, inflight}, "an answer without the account's headers only ends its reservation")
+}

@@ -28,22 +28,24 @@ import (
 // print is trusted. live says whether table then held a live row of the
 // account: a unit that starts with none has nothing to sweep at its end
 // (its units never run at once, and the sync never revives a tombstone
-// but by listing it).
+// but by listing it). Only a complete unit sweeps, so only a complete unit
+// looks: live is true for the others.
 func ClaimPrints(ctx context.Context, db Querier, table, accountID, entity string, complete bool) (from int64, live bool, err error) {
 	var run *int64
+	var anyLive *bool // NULL unless complete: only a complete unit sweeps
 	err = db.QueryRow(ctx, `WITH old AS (
     SELECT prints_run FROM sync_bookmarks WHERE account_id = $1 AND entity = $2),
 clear AS (UPDATE sync_bookmarks SET prints_run = NULL WHERE account_id = $1 AND entity = $2 AND prints_run IS NOT NULL)
 SELECT (SELECT CASE WHEN $3 THEN old.prints_run END FROM old),
-    EXISTS (SELECT FROM `+pgx.Identifier{table}.Sanitize()+` t WHERE t.account_id = $1 AND NOT t.deleted)`,
-		accountID, entity, complete).Scan(&run, &live)
+    CASE WHEN $3 THEN EXISTS (SELECT FROM `+pgx.Identifier{table}.Sanitize()+` t WHERE t.account_id = $1 AND NOT t.deleted) END`,
+		accountID, entity, complete).Scan(&run, &anyLive)
 	if err != nil {
 		return 0, false, fmt.Errorf("claiming the page prints of %s of account %s: %w", entity, accountID, err)
 	}
 	if run != nil {
 		from = *run
 	}
-	return from, live, nil
+	return from, anyLive == nil || *anyLive, nil
 }
 
 // MatchPrint records a page as unchanged when the prints kept by run from
@@ -86,16 +88,19 @@ func PrintsChanged(ctx context.Context, tx pgx.Tx, k UnitKey) (bool, error) {
 // stored with their print. Call it in the unit's Finish transaction before
 // Sweep forgets the stored pages.
 func KeepPrints(ctx context.Context, tx pgx.Tx, k UnitKey) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run <> $1`,
-		k.RunID, k.AccountID, k.Entity); err != nil {
-		return fmt.Errorf("keeping the page prints of %s: %w", k.Entity, err)
-	}
+	// The two statements travel in one round trip. They cannot be one
+	// statement: a stale print (neither kept by the trusted run nor found
+	// by this one) may be deleted and inserted again.
+	b := &pgx.Batch{}
+	b.Queue(`DELETE FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run <> $1`,
+		k.RunID, k.AccountID, k.Entity)
 	// Two stored pages of one listing may be alike: one print each.
-	if _, err := tx.Exec(ctx, `INSERT INTO sync_page_prints (account_id, entity, print, ids, records, max_updated, seen_run)
+	b.Queue(`INSERT INTO sync_page_prints (account_id, entity, print, ids, records, max_updated, seen_run)
 SELECT DISTINCT ON (print) account_id, entity, print, ids, records, max_updated, run_id
 FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND print IS NOT NULL
 ON CONFLICT (account_id, entity, print) DO UPDATE SET ids = EXCLUDED.ids, records = EXCLUDED.records,
-    max_updated = EXCLUDED.max_updated, seen_run = EXCLUDED.seen_run`, k.RunID, k.AccountID, k.Entity); err != nil {
+    max_updated = EXCLUDED.max_updated, seen_run = EXCLUDED.seen_run`, k.RunID, k.AccountID, k.Entity)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("keeping the page prints of %s: %w", k.Entity, err)
 	}
 	return nil

@@ -138,9 +138,18 @@ type UnitKey struct {
 	Entity    string
 }
 
+// Fresh names the units a fan-out records skipped, with Reason, instead
+// of pending: those of Entities whose bookmark's last success is later
+// than After (reference data refreshed recently has nothing to do).
+type Fresh struct {
+	Entities []string
+	After    time.Time
+	Reason   string
+}
+
 // AddUnits records pending units in one statement; units that exist are
-// left as they are.
-func AddUnits(ctx context.Context, tx pgx.Tx, keys []UnitKey) error {
+// left as they are. With fresh set, its units are recorded skipped.
+func AddUnits(ctx context.Context, tx pgx.Tx, keys []UnitKey, fresh *Fresh) error {
 	if len(keys) == 0 {
 		return nil
 	}
@@ -150,8 +159,16 @@ func AddUnits(ctx context.Context, tx pgx.Tx, keys []UnitKey) error {
 	for i, k := range keys {
 		runs[i], accounts[i], entities[i] = k.RunID, k.AccountID, k.Entity
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity)
-SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`, runs, accounts, entities)
+	if fresh == nil {
+		fresh = &Fresh{}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, error, finished_at)
+SELECT k.r, k.a, k.e, CASE WHEN f.fresh THEN 'skipped' ELSE 'pending' END,
+    CASE WHEN f.fresh THEN $6 END, CASE WHEN f.fresh THEN now() END
+FROM unnest($1::bigint[], $2::text[], $3::text[]) AS k(r, a, e)
+CROSS JOIN LATERAL (SELECT k.e = ANY($4::text[]) AND EXISTS (SELECT 1 FROM sync_bookmarks b
+    WHERE b.account_id = k.a AND b.entity = k.e AND b.last_success_at > $5)) AS f(fresh)
+ON CONFLICT DO NOTHING`, runs, accounts, entities, fresh.Entities, fresh.After, fresh.Reason)
 	return err
 }
 
@@ -201,36 +218,99 @@ func UnitState(ctx context.Context, q Querier, k UnitKey) (string, error) {
 // state, so the caller's change of state is the only one.
 func LockUnitState(ctx context.Context, tx pgx.Tx, k UnitKey) (string, error) {
 	var s string
-	err := tx.QueryRow(ctx, `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`,
-		k.RunID, k.AccountID, k.Entity).Scan(&s)
+	err := tx.QueryRow(ctx, lockUnitSQL, k.RunID, k.AccountID, k.Entity).Scan(&s)
 	return s, err
+}
+
+const lockUnitSQL = `SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 FOR UPDATE`
+
+// LockUnitFunc runs fn in a transaction that begins with LockUnitState,
+// the BEGIN and the lock in one round trip; fn gets the unit's state. As
+// with pgx.BeginFunc, fn's error rolls the transaction back, else it
+// commits.
+func LockUnitFunc(ctx context.Context, pool *pgxpool.Pool, k UnitKey, fn func(tx pgx.Tx, state string) error) error {
+	var state string
+	return BeginBatchFunc(ctx, pool, func(b *pgx.Batch) {
+		b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity).QueryRow(func(row pgx.Row) error { return row.Scan(&state) })
+	}, func(tx pgx.Tx) error { return fn(tx, state) })
 }
 
 // StartUnit marks a unit running, creating its row if needed.
 func StartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
-	_, err := pool.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, started_at)
-VALUES ($1, $2, $3, 'running', now())
-ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = 'running',
-    started_at = COALESCE(sync_run_units.started_at, now())`, k.RunID, k.AccountID, k.Entity)
+	_, err := pool.Exec(ctx, startUnitSQL, k.RunID, k.AccountID, k.Entity)
 	return err
 }
 
-// RestartUnit marks a unit running from scratch: its counts and seen ids
-// are cleared (for units paged without a checkpoint).
-func RestartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
-	if err := StartUnit(ctx, pool, k); err != nil {
-		return err
-	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 0, inserted = 0, updated = 0, unchanged = 0,
-    deleted = 0, pages = 0, max_updated_at = NULL WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
-			k.RunID, k.AccountID, k.Entity); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
-			k.RunID, k.AccountID, k.Entity)
-		return err
+const startUnitSQL = `INSERT INTO sync_run_units (run_id, account_id, entity, state, started_at)
+VALUES ($1, $2, $3, 'running', now())
+ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = 'running',
+    started_at = COALESCE(sync_run_units.started_at, now())`
+
+// forgetSeenSQL empties what a unit listed: a unit that ends without
+// completing never sweeps.
+const forgetSeenSQL = `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`
+
+// UnitStart is what BeginUnit found and did.
+type UnitStart struct {
+	// State is the unit's state before ("" when it had no row).
+	State string
+	// Bookmark is the bookmark of the unit's (account, entity).
+	Bookmark Bookmark
+	// Fresh says the unit was not started because its entity was
+	// refreshed after the freshAfter BeginUnit was given.
+	Fresh bool
+	// Started says the unit is now running.
+	Started bool
+}
+
+// BeginUnit starts a unit's attempt in one statement: it reads the unit's
+// state and bookmark and marks the unit running (creating its row if
+// needed) unless the unit has ended (succeeded, failed or skipped) or, with
+// freshAfter set, its bookmark's last success is later than freshAfter. A
+// unit that ends meanwhile is never made running again.
+func BeginUnit(ctx context.Context, db Batcher, k UnitKey, freshAfter *time.Time) (UnitStart, error) {
+	var st UnitStart
+	b := &pgx.Batch{}
+	QueueBeginUnit(b, k, freshAfter, &st)
+	err := db.SendBatch(ctx, b).Close()
+	return st, err
+}
+
+// QueueBeginUnit queues BeginUnit's statement in b: st holds its result
+// once b's results are read.
+func QueueBeginUnit(b *pgx.Batch, k UnitKey, freshAfter *time.Time, st *UnitStart) {
+	b.Queue(`WITH cur AS (
+    SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3),
+bm AS (
+    SELECT bookmark, last_full_at, last_success_at FROM sync_bookmarks WHERE account_id = $2 AND entity = $3),
+d AS (
+    SELECT coalesce((SELECT state FROM cur) IN ('pending', 'running'), true) AS open,
+        coalesce((SELECT last_success_at FROM bm) > $4, false) AS fresh),
+started AS (
+    INSERT INTO sync_run_units (run_id, account_id, entity, state, started_at)
+    SELECT $1, $2, $3, 'running', now() FROM d WHERE d.open AND NOT d.fresh
+    ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = 'running',
+        started_at = COALESCE(sync_run_units.started_at, now())
+    WHERE sync_run_units.state IN ('pending', 'running')
+    RETURNING 1)
+SELECT coalesce((SELECT state FROM cur), ''), bm.bookmark, bm.last_full_at, bm.last_success_at, d.open AND d.fresh,
+    EXISTS (SELECT 1 FROM started)
+FROM d LEFT JOIN bm ON true`, k.RunID, k.AccountID, k.Entity, freshAfter).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&st.State, &st.Bookmark.Bookmark, &st.Bookmark.LastFullAt, &st.Bookmark.LastSuccessAt, &st.Fresh, &st.Started)
 	})
+}
+
+// RestartUnit marks a unit running from scratch: its counts and seen ids
+// are cleared (for units paged without a checkpoint). One round trip, all
+// or nothing.
+func RestartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
+	b := &pgx.Batch{}
+	b.Queue(startUnitSQL, k.RunID, k.AccountID, k.Entity)
+	b.Queue(`UPDATE sync_run_units SET fetched = 0, inserted = 0, updated = 0, unchanged = 0,
+    deleted = 0, pages = 0, max_updated_at = NULL WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		k.RunID, k.AccountID, k.Entity)
+	b.Queue(forgetSeenSQL, k.RunID, k.AccountID, k.Entity)
+	return pool.SendBatch(ctx, b).Close()
 }
 
 // PageProgress adds one page's counts to its unit, in the page's
@@ -278,7 +358,11 @@ WHERE account_id = $1 AND entity = $2`, accountID, entity).Scan(&b.Bookmark, &b.
 // newest updated_at the unit saw (never backwards). full records a complete
 // listing.
 func CompleteUnit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) error {
-	_, err := tx.Exec(ctx, `WITH u AS (
+	_, err := tx.Exec(ctx, completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
+	return err
+}
+
+const completeUnitSQL = `WITH u AS (
     UPDATE sync_run_units SET state = 'succeeded', finished_at = now(), error = NULL
     WHERE run_id = $1 AND account_id = $2 AND entity = $3 RETURNING max_updated_at)
 INSERT INTO sync_bookmarks (account_id, entity, bookmark, last_full_at, last_success_at)
@@ -286,81 +370,125 @@ SELECT $2, $3, u.max_updated_at, CASE WHEN $4 THEN now() END, now() FROM u
 ON CONFLICT (account_id, entity) DO UPDATE SET
     bookmark = GREATEST(sync_bookmarks.bookmark, EXCLUDED.bookmark),
     last_full_at = COALESCE(EXCLUDED.last_full_at, sync_bookmarks.last_full_at),
-    last_success_at = EXCLUDED.last_success_at`, k.RunID, k.AccountID, k.Entity, full)
-	return err
-}
+    last_success_at = EXCLUDED.last_success_at`
 
 // EndUnit marks a unit failed or skipped with a reason, and returns whether
-// the run is now finished.
-func EndUnit(ctx context.Context, tx pgx.Tx, k UnitKey, state, reason string) (bool, error) {
+// the run is now finished. One round trip: on a pool, the unit's end and
+// the run's are one transaction.
+func EndUnit(ctx context.Context, db Batcher, k UnitKey, state, reason string) (bool, error) {
 	var r *string
 	if reason != "" {
 		r = &reason
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, error, finished_at)
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO sync_run_units (run_id, account_id, entity, state, error, finished_at)
 VALUES ($1, $2, $3, $4, $5, now())
 ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = EXCLUDED.state, error = EXCLUDED.error,
-    finished_at = now()`, k.RunID, k.AccountID, k.Entity, state, r); err != nil {
-		return false, err
-	}
+    finished_at = now()`, k.RunID, k.AccountID, k.Entity, state, r)
 	// A unit that ends without completing never sweeps: forget what it saw.
-	if _, err := tx.Exec(ctx, `DELETE FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
-		k.RunID, k.AccountID, k.Entity); err != nil {
-		return false, err
-	}
-	return FinishRunIfDone(ctx, tx, k.RunID)
+	b.Queue(forgetSeenSQL, k.RunID, k.AccountID, k.Entity)
+	return sendFinishingRun(ctx, db, b, 2, k.RunID, "")
+}
+
+// CompleteUnitAndFinishRun is CompleteUnit then FinishRunIfDone, in one
+// round trip.
+func CompleteUnitAndFinishRun(ctx context.Context, db Batcher, k UnitKey, full bool) (bool, error) {
+	b := &pgx.Batch{}
+	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
+	return sendFinishingRun(ctx, db, b, 1, k.RunID, "")
+}
+
+// CompleteUnitFinishRunAndCommit is CompleteUnitAndFinishRun as the last
+// statements of tx: when tx is BeginBatchFunc's (LockUnitFunc's), its
+// COMMIT travels with them, and tx takes no statement after.
+func CompleteUnitFinishRunAndCommit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) (bool, error) {
+	b := &pgx.Batch{}
+	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
+	return sendFinishingRun(ctx, committing{tx}, b, 1, k.RunID, "")
+}
+
+// committing sends a batch in a transaction as its last statements (see
+// sendCommitting).
+type committing struct{ tx pgx.Tx }
+
+func (c committing) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	return sendCommitting(ctx, c.tx, b)
 }
 
 // FinishRunIfDone sets the run's outcome and counts once no unit is
 // pending or running: the unit that finishes last does it (the run row's
 // lock orders concurrent finishers). Outcome: failed when every unit that
 // ran failed, partial when some did, succeeded otherwise.
-func FinishRunIfDone(ctx context.Context, tx pgx.Tx, runID int64) (bool, error) {
-	return finishRun(ctx, tx, runID, "")
+func FinishRunIfDone(ctx context.Context, db Batcher, runID int64) (bool, error) {
+	return sendFinishingRun(ctx, db, &pgx.Batch{}, 0, runID, "")
 }
 
-// finishRun finishes the run once no unit is open; failure, when set, is
-// the reason the run failed whatever its units say.
-func finishRun(ctx context.Context, tx pgx.Tx, runID int64, failure string) (bool, error) {
-	var outcome string
-	if err := tx.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`, runID).Scan(&outcome); err != nil {
+// sendFinishingRun sends b's n statements (executed in order, results
+// ignored) followed by those that finish the run once no unit is open, and
+// returns whether the run is finished. failure, when set, is the reason the
+// run failed whatever its units say.
+func sendFinishingRun(ctx context.Context, db Batcher, b *pgx.Batch, n int, runID int64, failure string) (done bool, err error) {
+	queueFinishRun(b, runID, failure)
+	br := db.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			return false, err
+		}
+	}
+	var before, after string
+	if err := br.QueryRow().Scan(&before); err != nil {
 		return false, err
 	}
-	if outcome != "running" {
-		return true, nil
+	err = br.QueryRow().Scan(&after)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Not finished now: still running with units open, or finished
+		// before.
+		return before != RunRunning, nil
 	}
-	var open, failed, ok int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state IN ('pending', 'running')),
-    count(*) FILTER (WHERE state = 'failed'), count(*) FILTER (WHERE state = 'succeeded')
-FROM sync_run_units WHERE run_id = $1`, runID).Scan(&open, &failed, &ok); err != nil {
-		return false, err
-	}
-	if open > 0 {
-		return false, nil
-	}
-	outcome = "succeeded"
-	switch {
-	case failure != "":
-		outcome = "failed"
-	case failed > 0 && ok == 0:
-		outcome = "failed"
-	case failed > 0:
-		outcome = "partial"
-	}
-	// The counts keep what the run noted while running (see
-	// NoteInaccessibleAccounts) beside the units' sums.
-	_, err := tx.Exec(ctx, `UPDATE sync_runs SET outcome = $2, finished_at = now(), counts = counts || COALESCE((
-    SELECT jsonb_object_agg(entity, c) FROM (
+	return err == nil, err
+}
+
+// queueFinishRun queues the two statements that finish a run once no unit
+// is open (see finishRunSQL). The run row's lock is taken by a statement
+// of its own: the count that follows then sees every unit ended by a
+// transaction that held the lock before (each statement reads what was
+// committed when it began).
+func queueFinishRun(b *pgx.Batch, runID int64, failure string) {
+	b.Queue(`SELECT outcome FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`, runID)
+	b.Queue(finishRunSQL, runID, failure)
+}
+
+// finishRunSQL finishes run $1 when it is running and none of its units is
+// open; $2, when not empty, fails it whatever its units say. The counts
+// keep what the run noted while running (see NoteInaccessibleAccounts)
+// beside the units' sums. It returns the outcome set, no row when the run
+// is left as it was.
+const finishRunSQL = `WITH c AS (
+    SELECT count(*) FILTER (WHERE state IN ('pending', 'running')) AS open,
+        count(*) FILTER (WHERE state = 'failed') AS failed, count(*) FILTER (WHERE state = 'succeeded') AS ok
+    FROM sync_run_units WHERE run_id = $1)
+UPDATE sync_runs SET outcome = CASE
+        WHEN $2 <> '' THEN 'failed'
+        WHEN c.failed > 0 AND c.ok = 0 THEN 'failed'
+        WHEN c.failed > 0 THEN 'partial'
+        ELSE 'succeeded' END,
+    finished_at = now(), counts = counts || COALESCE((
+    SELECT jsonb_object_agg(entity, e.c) FROM (
         SELECT entity, jsonb_build_object('fetched', sum(fetched), 'inserted', sum(inserted), 'updated', sum(updated),
             'unchanged', sum(unchanged), 'deleted', sum(deleted), 'units', count(*),
             'failed_units', count(*) FILTER (WHERE state = 'failed'),
             'skipped_units', count(*) FILTER (WHERE state = 'skipped')) AS c
         FROM sync_run_units WHERE run_id = $1 GROUP BY entity) e), '{}'),
     error = COALESCE((SELECT string_agg(DISTINCT CASE WHEN account_id = '' THEN entity ELSE entity || ' ' || account_id END || ': ' || error, '; ')
-        FROM sync_run_units WHERE run_id = $1 AND state = 'failed'), NULLIF($3, ''))
-WHERE id = $1`, runID, outcome, failure)
-	return true, err
-}
+        FROM sync_run_units WHERE run_id = $1 AND state = 'failed'), NULLIF($2, ''))
+FROM c
+WHERE sync_runs.id = $1 AND sync_runs.outcome = 'running' AND c.open = 0
+RETURNING sync_runs.outcome`
 
 // inaccessibleKey is the key of sync_runs.counts listing the accounts a
 // sync run left out because the user can no longer reach them.
@@ -395,47 +523,47 @@ type Run struct {
 	InaccessibleAccounts []string
 }
 
-// GetRun reads a run and sums its units per entity.
+// GetRun reads a run and sums its units per entity, in one round trip.
 func GetRun(ctx context.Context, pool *pgxpool.Pool, runID int64) (Run, error) {
 	r := Run{ID: runID}
 	var e *string
-	if err := pool.QueryRow(ctx, `SELECT outcome, error, ARRAY(SELECT jsonb_array_elements_text(coalesce(counts->$2, '[]')))
-FROM sync_runs WHERE id = $1`, runID, inaccessibleKey).Scan(&r.Outcome, &e, &r.InaccessibleAccounts); err != nil {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT outcome, error, ARRAY(SELECT jsonb_array_elements_text(coalesce(counts->$2, '[]')))
+FROM sync_runs WHERE id = $1`, runID, inaccessibleKey).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&r.Outcome, &e, &r.InaccessibleAccounts)
+	})
+	b.Queue(`SELECT entity, count(*), count(*) FILTER (WHERE state = 'failed'),
+    count(*) FILTER (WHERE state = 'skipped'), count(*) FILTER (WHERE state IN ('pending', 'running')),
+    sum(fetched), sum(inserted), sum(updated), sum(unchanged), sum(deleted)
+FROM sync_run_units WHERE run_id = $1 GROUP BY entity ORDER BY entity`, runID).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var c EntityCounts
+			if err := rows.Scan(&c.Entity, &c.Units, &c.FailedUnits, &c.SkippedUnits, &c.Open,
+				&c.Fetched, &c.Inserted, &c.Updated, &c.Unchanged, &c.Deleted); err != nil {
+				return err
+			}
+			r.Entities = append(r.Entities, c)
+		}
+		return rows.Err()
+	})
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
 		return r, err
 	}
 	if e != nil {
 		r.Error = *e
 	}
-	rows, err := pool.Query(ctx, `SELECT entity, count(*), count(*) FILTER (WHERE state = 'failed'),
-    count(*) FILTER (WHERE state = 'skipped'), count(*) FILTER (WHERE state IN ('pending', 'running')),
-    sum(fetched), sum(inserted), sum(updated), sum(unchanged), sum(deleted)
-FROM sync_run_units WHERE run_id = $1 GROUP BY entity ORDER BY entity`, runID)
-	if err != nil {
-		return r, err
-	}
-	for rows.Next() {
-		var c EntityCounts
-		if err := rows.Scan(&c.Entity, &c.Units, &c.FailedUnits, &c.SkippedUnits, &c.Open,
-			&c.Fetched, &c.Inserted, &c.Updated, &c.Unchanged, &c.Deleted); err != nil {
-			return r, err
-		}
-		r.Entities = append(r.Entities, c)
-	}
-	return r, rows.Err()
+	return r, nil
 }
 
 // FailRun ends a run that could not fan out: its open units and the run
 // itself are failed with reason (the run fails even when the units it
-// ran, the accounts, succeeded).
+// ran, the accounts, succeeded). One round trip, all or nothing.
 func FailRun(ctx context.Context, pool *pgxpool.Pool, runID int64, reason string) error {
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET state = 'failed', error = $2, finished_at = now()
-WHERE run_id = $1 AND state IN ('pending', 'running')`, runID, reason); err != nil {
-			return err
-		}
-		_, err := finishRun(ctx, tx, runID, reason)
-		return err
-	})
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE sync_run_units SET state = 'failed', error = $2, finished_at = now()
+WHERE run_id = $1 AND state IN ('pending', 'running')`, runID, reason)
+	_, err := sendFinishingRun(ctx, pool, b, 1, runID, reason)
+	return err
 }
 
 // UnitCounts reads a unit's counts.

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -71,11 +74,11 @@ func TestRunOutcomeIsSetByTheLastUnitToFinish(t *testing.T) {
 	keys := []store.UnitKey{{RunID: run, AccountID: "a1", Entity: "campaigns"}, {RunID: run, AccountID: "a2", Entity: "campaigns"},
 		{RunID: run, AccountID: "a1", Entity: "cards"}}
 	tx(t, pool, func(tx pgx.Tx) error {
-		if err := store.AddUnits(ctx, tx, keys); err != nil {
+		if err := store.AddUnits(ctx, tx, keys, nil); err != nil {
 			return err
 		}
 		// Adding them again (a fan-out retried) changes nothing.
-		return store.AddUnits(ctx, tx, keys[:2])
+		return store.AddUnits(ctx, tx, keys[:2], nil)
 	})
 	var pending int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM sync_run_units WHERE run_id = $1 AND state = 'pending'`, run).Scan(&pending))
@@ -113,4 +116,197 @@ func TestRunOutcomeIsSetByTheLastUnitToFinish(t *testing.T) {
 	require.Equal(t, map[string]int64{"fetched": 5, "inserted": 3, "updated": 1, "unchanged": 1, "deleted": 1,
 		"units": 2, "failed_units": 1, "skipped_units": 0}, counts["campaigns"])
 	require.Equal(t, int64(1), counts["cards"]["skipped_units"])
+}
+
+// stateOf is a unit's state, "" when it has no row.
+func stateOf(t *testing.T, pool *pgxpool.Pool, k store.UnitKey) string {
+	t.Helper()
+	s, err := store.UnitState(context.Background(), pool, k)
+	require.NoError(t, err)
+	return s
+}
+
+func TestBeginUnitStartsAnOpenUnitWithItsBookmarkAndLeavesAnEndedOneAsItIs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	st, err := store.BeginUnit(ctx, pool, k, nil)
+	require.NoError(t, err)
+	require.Equal(t, store.UnitStart{Started: true}, st, "a unit without a row starts, with no bookmark")
+	require.Equal(t, store.UnitRunning, stateOf(t, pool, store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}))
+
+	newer := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	tx(t, pool, func(tx pgx.Tx) error {
+		if err := store.PageProgress(ctx, tx, k, 1, store.MergeCounts{Inserted: 1}, &newer); err != nil {
+			return err
+		}
+		return store.CompleteUnit(ctx, tx, k, false)
+	})
+	st, err = store.BeginUnit(ctx, pool, k, nil)
+	require.NoError(t, err)
+	require.False(t, st.Started, "a retry after the unit succeeded does not run it again")
+	require.Equal(t, store.UnitSucceeded, st.State)
+	require.Equal(t, store.UnitSucceeded, stateOf(t, pool, store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}))
+
+	// A pending unit of a later run starts with the bookmark the first left.
+	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k2 := store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}
+	tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, []store.UnitKey{k2}, nil) })
+	st, err = store.BeginUnit(ctx, pool, k2, nil)
+	require.NoError(t, err)
+	require.True(t, st.Started)
+	require.Equal(t, store.UnitPending, st.State)
+	require.Equal(t, newer, st.Bookmark.Bookmark.UTC())
+	require.NotNil(t, st.Bookmark.LastSuccessAt)
+
+	// Ended as failed, it is never made running again.
+	_, err = store.EndUnit(ctx, pool, k2, store.UnitFailed, "boom")
+	require.NoError(t, err)
+	st, err = store.BeginUnit(ctx, pool, k2, nil)
+	require.NoError(t, err)
+	require.False(t, st.Started)
+	require.Equal(t, store.UnitFailed, stateOf(t, pool, store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}))
+}
+
+func TestBeginUnitLeavesAUnitRefreshedAfterTheCutoffUnstartedAndSaysItIsFresh(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, Entity: "languages"}
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	tx(t, pool, func(tx pgx.Tx) error { return store.CompleteUnit(ctx, tx, k, true) })
+	bm, err := store.GetBookmark(ctx, pool, "", "languages")
+	require.NoError(t, err)
+
+	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k2 := store.UnitKey{RunID: run2, Entity: "languages"}
+	before := bm.LastSuccessAt.Add(-time.Millisecond)
+	st, err := store.BeginUnit(ctx, pool, k2, &before)
+	require.NoError(t, err)
+	require.True(t, st.Fresh)
+	require.False(t, st.Started)
+	require.Equal(t, "", stateOf(t, pool, store.UnitKey{RunID: run2, AccountID: "", Entity: "languages"}), "a fresh unit is not recorded as started")
+
+	after := bm.LastSuccessAt.Add(time.Millisecond)
+	st, err = store.BeginUnit(ctx, pool, k2, &after)
+	require.NoError(t, err)
+	require.False(t, st.Fresh)
+	require.True(t, st.Started)
+}
+
+// Units of one run ending at the same time, each in its own transaction:
+// whichever ends last must see the others ended and finish the run.
+func TestRunFinishesWhenItsLastUnitsEndConcurrently(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := setupRuns(t)
+	for round := range 10 {
+		run, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+		require.NoError(t, err)
+		var keys []store.UnitKey
+		for i := range 6 {
+			keys = append(keys, store.UnitKey{RunID: run, AccountID: fmt.Sprintf("a%d", i), Entity: "campaigns"})
+		}
+		tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, keys, nil) })
+		for _, k := range keys {
+			require.NoError(t, store.StartUnit(ctx, pool, k))
+		}
+		var wg sync.WaitGroup
+		finished := make(chan bool, len(keys))
+		for i, k := range keys {
+			wg.Go(func() {
+				var done bool
+				var err error
+				if i%3 == 2 {
+					done, err = store.EndUnit(ctx, pool, k, store.UnitFailed, "boom")
+				} else {
+					err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+						done, err = store.CompleteUnitAndFinishRun(ctx, tx, k, false)
+						return err
+					})
+				}
+				assert.NoError(t, err)
+				finished <- done
+			})
+		}
+		wg.Wait()
+		close(finished)
+		n := 0
+		for d := range finished {
+			if d {
+				n++
+			}
+		}
+		require.GreaterOrEqual(t, n, 1, "round %d: no unit saw the run finished", round)
+		r, err := store.GetRun(ctx, pool, run)
+		require.NoError(t, err)
+		require.Equal(t, store.RunPartial, r.Outcome, "round %d", round)
+		require.Equal(t, 6, r.Entities[0].Units)
+		require.Equal(t, 2, r.Entities[0].FailedUnits)
+	}
+}
+
+func TestFailRunFailsItsOpenUnitsAndTheRunWithTheReason(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	acc := store.UnitKey{RunID: run, Entity: "accounts"}
+	require.NoError(t, store.StartUnit(ctx, pool, acc))
+	tx(t, pool, func(tx pgx.Tx) error { return store.CompleteUnit(ctx, tx, acc, true) })
+	require.NoError(t, store.RestartUnit(ctx, pool, store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}))
+	require.NoError(t, store.FailRun(ctx, pool, run, "listing accounts: HTTP 500"))
+	r, err := store.GetRun(ctx, pool, run)
+	require.NoError(t, err)
+	require.Equal(t, store.RunFailed, r.Outcome, "a run that could not fan out fails though its accounts unit succeeded")
+	require.Equal(t, "campaigns a1: listing accounts: HTTP 500", r.Error)
+	require.Equal(t, store.UnitFailed, stateOf(t, pool, store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}))
+	require.Equal(t, store.UnitSucceeded, stateOf(t, pool, store.UnitKey{RunID: run, AccountID: "", Entity: "accounts"}))
+}
+
+func TestAddUnitsRecordsFreshUnitsSkippedAndTheOthersPending(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	lang := store.UnitKey{RunID: run, Entity: "languages"}
+	require.NoError(t, store.StartUnit(ctx, pool, lang))
+	tx(t, pool, func(tx pgx.Tx) error { return store.CompleteUnit(ctx, tx, lang, true) })
+	bm, err := store.GetBookmark(ctx, pool, "", "languages")
+	require.NoError(t, err)
+
+	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	keys := []store.UnitKey{{RunID: run2, Entity: "languages"}, {RunID: run2, Entity: "locations"},
+		{RunID: run2, AccountID: "a1", Entity: "languages"}, {RunID: run2, AccountID: "a1", Entity: "campaigns"}}
+	fresh := &store.Fresh{Entities: []string{"languages", "locations"}, After: bm.LastSuccessAt.Add(-time.Hour), Reason: "fresh"}
+	tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, keys, fresh) })
+	require.Equal(t, store.UnitSkipped, stateOf(t, pool, keys[0]), "refreshed after the cutoff")
+	require.Equal(t, store.UnitPending, stateOf(t, pool, keys[1]), "never refreshed")
+	require.Equal(t, store.UnitPending, stateOf(t, pool, keys[2]), "another account's bookmark")
+	require.Equal(t, store.UnitPending, stateOf(t, pool, keys[3]), "not a fresh entity")
+	pending, err := func() (p []store.UnitKey, err error) {
+		err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			p, err = store.PendingUnits(ctx, tx, run2, "")
+			return err
+		})
+		return p, err
+	}()
+	require.NoError(t, err)
+	require.Len(t, pending, 3, "a skipped unit is not queued")
+	r, err := store.GetRun(ctx, pool, run2)
+	require.NoError(t, err)
+	for _, e := range r.Entities {
+		if e.Entity == "languages" {
+			require.Equal(t, 1, e.SkippedUnits)
+		}
+	}
+
+	late := &store.Fresh{Entities: []string{"languages"}, After: bm.LastSuccessAt.Add(time.Hour), Reason: "fresh"}
+	run3, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k3 := store.UnitKey{RunID: run3, Entity: "languages"}
+	tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, []store.UnitKey{k3}, late) })
+	require.Equal(t, store.UnitPending, stateOf(t, pool, k3), "refreshed before the cutoff")
 }

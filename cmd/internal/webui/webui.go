@@ -13,6 +13,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,11 +26,15 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"int":      formatInt,
-	"time":     formatTime,
-	"duration": runDuration,
-}).ParseFS(templateFS, "templates/*.html"))
+// templates are parsed on first use: every adsync command links this
+// package, and only the worker serves pages.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"int":      formatInt,
+		"time":     formatTime,
+		"duration": runDuration,
+	}).ParseFS(templateFS, "templates/*.html"))
+})
 
 // RiverPrefix is where River's UI is mounted.
 const RiverPrefix = "/riverui"
@@ -157,7 +162,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 // gives a 500 instead of half a page.
 func render(w http.ResponseWriter, name string, data any) {
 	var b bytesBuffer
-	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
+	if err := templates().ExecuteTemplate(&b, name, data); err != nil {
 		http.Error(w, "rendering "+name+": "+err.Error(), http.StatusInternalServerError)
 		return
 	}

@@ -1,0 +1,106 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBeginBatchFuncCommitsTheBatchWithFnOrNeither(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	startUnit := func(b *pgx.Batch) {
+		b.Queue(`INSERT INTO sync_run_units (run_id, account_id, entity, state) VALUES ($1, $2, $3, 'running')`,
+			k.RunID, k.AccountID, k.Entity)
+	}
+
+	boom := errors.New("boom")
+	err := store.BeginBatchFunc(ctx, pool, startUnit, func(tx pgx.Tx) error { return boom })
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, "", stateOf(t, pool, k), "fn's error rolls back the batch's statements")
+
+	called := false
+	err = store.BeginBatchFunc(ctx, pool, func(b *pgx.Batch) {
+		startUnit(b)
+		b.Queue(`SELECT 1/0`)
+	}, func(tx pgx.Tx) error { called = true; return nil })
+	require.ErrorContains(t, err, "division by zero")
+	require.False(t, called, "fn does not run after a failed statement")
+	require.Equal(t, "", stateOf(t, pool, k))
+
+	err = store.BeginBatchFunc(ctx, pool, startUnit, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 7 WHERE run_id = $1`, run)
+		return err
+	})
+	require.NoError(t, err)
+	c, err := store.UnitCounts(ctx, pool, k)
+	require.NoError(t, err)
+	require.Equal(t, int64(7), c.Fetched, "the batch and fn commit together")
+	require.Zero(t, pool.Stat().AcquiredConns(), "every connection went back to the pool")
+}
+
+func TestLockUnitFuncHandsFnTheUnitsState(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	var got string
+	require.NoError(t, store.LockUnitFunc(ctx, pool, k, func(tx pgx.Tx, state string) error {
+		got = state
+		return store.CompleteUnit(ctx, tx, k, false)
+	}))
+	require.Equal(t, store.UnitRunning, got)
+	require.Equal(t, store.UnitSucceeded, stateOf(t, pool, k))
+	err := store.LockUnitFunc(ctx, pool, store.UnitKey{RunID: run, AccountID: "a2", Entity: "campaigns"},
+		func(pgx.Tx, string) error { t.Fatal("fn ran for a unit without a row"); return nil })
+	require.ErrorIs(t, err, pgx.ErrNoRows)
+}
+
+func TestTheLastBatchOfALockedUnitCommitsItAndNothingRunsAfter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	var after error
+	require.NoError(t, store.LockUnitFunc(ctx, pool, k, func(tx pgx.Tx, state string) error {
+		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, k, false)
+		require.True(t, done, "its run's only unit")
+		if err != nil {
+			return err
+		}
+		// Outside the transaction now: refused rather than run on its own.
+		_, after = tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 1 WHERE run_id = $1`, run)
+		return nil
+	}))
+	require.Error(t, after)
+	require.Equal(t, store.UnitSucceeded, stateOf(t, pool, k))
+	r, err := store.GetRun(ctx, pool, run)
+	require.NoError(t, err)
+	require.Equal(t, store.RunSucceeded, r.Outcome)
+	require.Zero(t, r.Entities[0].Fetched)
+
+	// In a transaction of its own making, the caller commits.
+	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k2 := store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k2))
+	tx(t, pool, func(tx pgx.Tx) error {
+		if _, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, k2, false); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 2 WHERE run_id = $1`, run2)
+		return err
+	})
+	c, err := store.UnitCounts(ctx, pool, k2)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), c.Fetched)
+	require.Zero(t, pool.Stat().AcquiredConns())
+}
