@@ -286,6 +286,12 @@ func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
 	var st store.UnitStart
 	b := &pgx.Batch{}
 	store.QueueBeginUnit(b, u.Key(), freshAfter, &st)
+	if e := u.Entity; e.Printed() {
+		// The unit's claim of its page prints (see Syncer.sync), sent
+		// with its start; it claims nothing unless the unit started.
+		u.claim = store.PrintsClaim{}
+		store.QueueClaimPrints(b, e.Name, u.Key(), u.completeWithBookmark(), &u.claim)
+	}
 	var reach *[]access.Reach
 	if s.actsAsAccountUser(u) {
 		// Who reaches the account is read with the start, in the same

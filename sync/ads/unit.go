@@ -59,6 +59,7 @@ type Unit struct {
 	// row of the account then. Both are set as the unit's sync starts.
 	printsFrom int64
 	noneLive   bool
+	claim      store.PrintsClaim // the claim Begin sent, if it did
 	// reach, when set, is who reaches the account, read by Begin.
 	reach *[]access.Reach
 }
@@ -80,7 +81,13 @@ func (u *Unit) Key() store.UnitKey {
 // not see are gone for good and can be tombstoned by the sweep. An access
 // list is always complete: what it leaves out is what it tells.
 func (u *Unit) Complete() bool {
-	return u.Full || !u.Entity.Incremental || u.Bookmark == nil || u.Entity.AccessList
+	return u.completeWithBookmark() || u.Bookmark == nil
+}
+
+// completeWithBookmark says whether the unit is complete whatever its
+// bookmark.
+func (u *Unit) completeWithBookmark() bool {
+	return u.Full || !u.Entity.Incremental || u.Entity.AccessList
 }
 
 // stopAt is the updated_at below which an incremental listing stops.
@@ -132,8 +139,14 @@ func (s *Syncer) sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint
 	}
 	if e.Printed() {
 		// Before anything is written: the unit's writes end the trust in
-		// the kept prints, unless it is complete and keeps new ones.
-		from, live, err := store.ClaimPrints(ctx, s.Pool, e.Name, u.AccountID, e.Name, u.Complete())
+		// the kept prints, unless it is complete and keeps new ones. Begin
+		// claims them in its round trip; a unit synced without Begin
+		// claims them here.
+		from, live, err := u.claim.Result()
+		if !u.claim.Queued() {
+			from, live, err = store.ClaimPrints(ctx, s.Pool, e.Name, u.AccountID, e.Name, u.Complete())
+		}
+		u.claim = store.PrintsClaim{} // a second listing claims again
 		if err != nil {
 			return err
 		}

@@ -31,21 +31,61 @@ import (
 // but by listing it). Only a complete unit sweeps, so only a complete unit
 // looks: live is true for the others.
 func ClaimPrints(ctx context.Context, db Querier, table, accountID, entity string, complete bool) (from int64, live bool, err error) {
-	var run *int64
-	var anyLive *bool // NULL unless complete: only a complete unit sweeps
-	err = db.QueryRow(ctx, `WITH old AS (
-    SELECT prints_run FROM sync_bookmarks WHERE account_id = $1 AND entity = $2),
-clear AS (UPDATE sync_bookmarks SET prints_run = NULL WHERE account_id = $1 AND entity = $2 AND prints_run IS NOT NULL)
-SELECT (SELECT CASE WHEN $3 THEN old.prints_run END FROM old),
-    CASE WHEN $3 THEN EXISTS (SELECT FROM `+pgx.Identifier{table}.Sanitize()+` t WHERE t.account_id = $1 AND NOT t.deleted) END`,
-		accountID, entity, complete).Scan(&run, &anyLive)
+	var c PrintsClaim
+	err = db.QueryRow(ctx, claimPrintsSQL(table, ""), accountID, entity, complete).Scan(&c.run, &c.anyLive)
 	if err != nil {
 		return 0, false, fmt.Errorf("claiming the page prints of %s of account %s: %w", entity, accountID, err)
 	}
-	if run != nil {
-		from = *run
+	return c.Result()
+}
+
+// PrintsClaim is the result of a claim queued by QueueClaimPrints.
+type PrintsClaim struct {
+	run     *int64
+	anyLive *bool // NULL unless complete: only a complete unit sweeps
+	queued  bool
+}
+
+// Queued says whether the claim was sent (QueueClaimPrints) and its result
+// read.
+func (c *PrintsClaim) Queued() bool { return c.queued }
+
+// Result is ClaimPrints's result for a queued claim.
+func (c *PrintsClaim) Result() (from int64, live bool, err error) {
+	if c.run != nil {
+		from = *c.run
 	}
-	return from, anyLive == nil || *anyLive, nil
+	return from, c.anyLive == nil || *c.anyLive, nil
+}
+
+// QueueClaimPrints queues ClaimPrints for unit k in b, to run after
+// QueueBeginUnit's statement in the same batch: it claims the prints only
+// when the unit is then running (a unit that did not start claims
+// nothing), and c holds the result once b's results are read. complete is
+// the unit's completeness but for its bookmark, read by the statement
+// (the bookmark QueueBeginUnit reads in the same batch).
+func QueueClaimPrints(b *pgx.Batch, table string, k UnitKey, complete bool, c *PrintsClaim) {
+	b.Queue(claimPrintsSQL(table, `AND EXISTS (SELECT FROM sync_run_units u
+        WHERE u.run_id = $4 AND u.account_id = $1 AND u.entity = $2 AND u.state = 'running')`),
+		k.AccountID, k.Entity, complete, k.RunID).QueryRow(func(row pgx.Row) error {
+		c.queued = true
+		return row.Scan(&c.run, &c.anyLive)
+	})
+}
+
+// claimPrintsSQL is ClaimPrints's statement ($1 account, $2 entity, $3
+// complete, which a unit also is when the entity has no bookmark: see
+// ads.Unit.Complete); running, when not empty, is a further condition of
+// the claim.
+func claimPrintsSQL(table, running string) string {
+	return `WITH old AS (
+    SELECT prints_run, bookmark FROM sync_bookmarks WHERE account_id = $1 AND entity = $2),
+c AS (
+    SELECT $3 OR coalesce((SELECT bookmark IS NULL FROM old), true) AS complete),
+clear AS (UPDATE sync_bookmarks SET prints_run = NULL WHERE account_id = $1 AND entity = $2 AND prints_run IS NOT NULL ` + running + `)
+SELECT CASE WHEN c.complete THEN (SELECT prints_run FROM old) END,
+    CASE WHEN c.complete THEN EXISTS (SELECT FROM ` + pgx.Identifier{table}.Sanitize() + ` t WHERE t.account_id = $1 AND NOT t.deleted) END
+FROM c`
 }
 
 // MatchPrint records a page as unchanged when the prints kept by run from
