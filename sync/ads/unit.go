@@ -60,6 +60,9 @@ type Unit struct {
 	printsFrom int64
 	noneLive   bool
 	claim      store.PrintsClaim // the claim Begin sent, if it did
+	// emptyPages counts the listed pages that held no record, which
+	// storePage leaves to Finish.
+	emptyPages int64
 	// reach, when set, is who reaches the account, read by Begin.
 	reach *[]access.Reach
 }
@@ -436,6 +439,15 @@ type stagedPage struct {
 // oldest updated_at of the page (nil for a page found by its print: only
 // complete units trust prints, and they never stop early).
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
+	if len(raws) == 0 && !u.Entity.AccessList {
+		// Nothing to store and nothing to look up: the unit counts the
+		// page at its end (Finish). Its cursor is not recorded: a unit
+		// resumed after it lists the page again, at the cost of one
+		// request. An access list's empty page still records that the
+		// user reaches no account.
+		u.emptyPages++
+		return nil, nil
+	}
 	var print []byte
 	if u.Complete() && u.Entity.Printed() {
 		print = pagePrint(part, raws)
@@ -640,9 +652,15 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 			return err
 		}
 		if u.Inline {
+			if u.emptyPages > 0 {
+				k := u.Key()
+				if _, err := tx.Exec(ctx, store.EmptyPagesSQL, k.RunID, k.AccountID, k.Entity, u.emptyPages); err != nil {
+					return err
+				}
+			}
 			return store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
 		}
-		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, u.Key(), u.Complete())
+		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, u.Key(), u.Complete(), u.emptyPages)
 		runDone = done
 		return err
 	})

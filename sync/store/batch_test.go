@@ -71,7 +71,7 @@ func TestTheLastBatchOfALockedUnitCommitsItAndNothingRunsAfter(t *testing.T) {
 	require.NoError(t, store.StartUnit(ctx, pool, k))
 	var after error
 	require.NoError(t, store.LockUnitFunc(ctx, pool, k, func(tx pgx.Tx, state string) error {
-		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, k, false)
+		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, k, false, 0)
 		require.True(t, done, "its run's only unit")
 		if err != nil {
 			return err
@@ -93,7 +93,7 @@ func TestTheLastBatchOfALockedUnitCommitsItAndNothingRunsAfter(t *testing.T) {
 	k2 := store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}
 	require.NoError(t, store.StartUnit(ctx, pool, k2))
 	tx(t, pool, func(tx pgx.Tx) error {
-		if _, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, k2, false); err != nil {
+		if _, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, k2, false, 0); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = 2 WHERE run_id = $1`, run2)
