@@ -29,7 +29,9 @@ import (
 // account: a unit that starts with none has nothing to sweep at its end
 // (its units never run at once, and the sync never revives a tombstone
 // but by listing it). Only a complete unit sweeps, so only a complete unit
-// looks: live is true for the others.
+// without trusted prints looks: live is true for the others (a unit that
+// trusts prints sweeps only when its pages changed, and a first load has
+// no prints to trust).
 func ClaimPrints(ctx context.Context, db Querier, table, accountID, entity string, complete bool) (from int64, live bool, err error) {
 	var c PrintsClaim
 	err = db.QueryRow(ctx, claimPrintsSQL(table, ""), accountID, entity, complete).Scan(&c.run, &c.anyLive)
@@ -84,7 +86,8 @@ c AS (
     SELECT $3 OR coalesce((SELECT bookmark IS NULL FROM old), true) AS complete),
 clear AS (UPDATE sync_bookmarks SET prints_run = NULL WHERE account_id = $1 AND entity = $2 AND prints_run IS NOT NULL ` + running + `)
 SELECT CASE WHEN c.complete THEN (SELECT prints_run FROM old) END,
-    CASE WHEN c.complete THEN EXISTS (SELECT FROM ` + pgx.Identifier{table}.Sanitize() + ` t WHERE t.account_id = $1 AND NOT t.deleted) END
+    CASE WHEN c.complete AND (SELECT prints_run FROM old) IS NULL
+        THEN EXISTS (SELECT FROM ` + pgx.Identifier{table}.Sanitize() + ` t WHERE t.account_id = $1 AND NOT t.deleted) END
 FROM c`
 }
 
