@@ -67,6 +67,12 @@ func (a *app) audienceSync(ctx context.Context, args []string, sf syncFlags) err
 	if err != nil {
 		return fmt.Errorf("audience sync: %w", err)
 	}
+	return a.syncAudience(ctx, deps, def, sf)
+}
+
+// syncAudience runs the configured audience def now, as its schedule
+// does: `adsync audience sync NAME` and each audience of `adsync run`.
+func (a *app) syncAudience(ctx context.Context, deps *jobs.Deps, def audience.Definition, sf syncFlags) error {
 	inserter, err := a.inserter(deps)
 	if err != nil {
 		return err

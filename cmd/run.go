@@ -37,9 +37,11 @@ func (a *app) runCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run one full pipeline pass now: sync, audience upload, insights, posts, analytics, export",
-		Long: `Run one full pipeline pass: sync every advertising entity, upload the sample CRM file
-to a demo audience, fetch keyword insights and v2 posts, pull the analytics of the active
-entities over the trailing stats.lookback, and export everything to Parquet.
+		Long: `Run one full pipeline pass: sync every advertising entity, run each configured audience
+(audiences: in the file, as 'adsync audience sync NAME --wait' does; without any, the demo
+uploads the sample CRM file to a demo audience of the fake), fetch keyword insights and v2
+posts, pull the analytics of the active entities over the trailing stats.lookback, and
+export everything to Parquet.
 
 With nothing configured it is the demo: it starts a local PostgreSQL under .adsync/
 (kept between runs) and the fake service in this process with generated data.
@@ -80,12 +82,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 		return err
 	}
 
-	if fakeUsed {
-		step(2, "upload the sample CRM file to a custom audience")
-	} else {
-		step(2, "audience upload")
-	}
-	if err := a.demoUpload(ctx, fakeUsed); err != nil {
+	if err := a.runPassAudiences(ctx, fakeUsed, step); err != nil {
 		return err
 	}
 
@@ -123,6 +120,40 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 	fmt.Fprint(a.stdout, nextSteps(a.cfg.Export.Out, globals, note, demo, fakeUsed))
 	if fakeUsed {
 		fmt.Fprintln(a.stdout, "\nThis pass ran against the fake service. Set ADSYNC_API_URL, ADSYNC_ADS_URL and the credentials (see the README) to use the real one.")
+	}
+	return nil
+}
+
+// runPassAudiences is adsync run's second step: each configured audience
+// (audiences: in the file) runs as `adsync audience sync NAME --wait` runs
+// it, in the order of their names; a refused one fails the pass, with
+// nothing sent to it. With none configured, the demo uploads the sample
+// CRM file to the fake, and a real service's audiences are left alone.
+func (a *app) runPassAudiences(ctx context.Context, fakeUsed bool, step func(int, string)) error {
+	names := a.cfg.AudienceNames()
+	switch {
+	case len(names) > 0:
+		step(2, "sync the configured audiences ("+strings.Join(names, ", ")+")")
+	case fakeUsed:
+		step(2, "upload the sample CRM file to a custom audience")
+		return a.demoUpload(ctx)
+	default:
+		step(2, "audience upload")
+		fmt.Fprintln(a.stdout, "skipped: audience uploads change a real audience; configure them under audiences: in the configuration "+
+			"file (see Audiences kept from a source in the README), or use adsync audience upload")
+		return nil
+	}
+	deps, err := a.pipeline(ctx)
+	if err != nil {
+		return err
+	}
+	defs := a.cfg.Definitions()
+	for _, name := range names {
+		fmt.Fprintf(a.stdout, "audience %s:\n", name)
+		// Its errors name the audience (audience.Sync's do).
+		if err := a.syncAudience(ctx, deps, defs[name], syncFlags{wait: true}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -306,11 +337,7 @@ var sampleCRMPath = filepath.Join("fixtures", "sample", "crm.csv")
 
 // demoUpload uploads the sample CRM file to the demo audience of the first
 // synced account, creating the audience the first time.
-func (a *app) demoUpload(ctx context.Context, fakeUsed bool) error {
-	if !fakeUsed {
-		fmt.Fprintln(a.stdout, "skipped: audience uploads change a real audience; use adsync audience upload")
-		return nil
-	}
+func (a *app) demoUpload(ctx context.Context) error {
 	deps, err := a.pipeline(ctx)
 	if err != nil {
 		return err

@@ -52,3 +52,32 @@ func TestRunAgainstAConfiguredServiceFetchesOnlyTheConfiguredKeywordSets(t *test
 	require.Regexp(t, `== 3/6 fetch keyword insights\n1 keyword sets, 1 windows, \d+ requests, \d+ volume buckets stored\n`, r.stdout)
 	require.Equal(t, []string{"coffee"}, b.insightSets(t))
 }
+
+func TestRunAgainstAConfiguredServiceSyncsEachConfiguredAudienceAndARefusedOneFailsThePass(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	acct, aud := b.firstAudience(t)
+	in := writeFile(t, "crm.csv", "email\na@example.com\nb@example.com\nc@example.com\n")
+	audiences := "audiences:\n  - name: crm\n    account: " + acct + "\n    audience: " + aud + "\n    source:\n      file: " + in + "\n    mode: replace\n"
+	r := b.runConfigured(t, audiences)
+	require.Contains(t, r.stdout, "== 2/6 sync the configured audiences (crm)\naudience crm:\nplan for audience "+aud+" (replace):\n")
+	require.Contains(t, r.stdout, "adds: 3 sent, 3 accepted\n")
+	require.Len(t, b.srv.AudienceMembers(aud, "email"), 3, "the pass sent the audience's users")
+	require.Contains(t, r.stdout, "== 6/6 export to Parquet", "the pass went on after the audience")
+
+	// The source lost two of its three users: the replace is refused, the
+	// pass fails naming the audience, and the members stay.
+	require.NoError(t, os.WriteFile(in, []byte("email\na@example.com\n"), 0o600))
+	conf, err := os.ReadFile(b.conf)
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "adsync.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(string(conf)+"export:\n  out: "+filepath.Join(t.TempDir(), "out")+"\n"+audiences), 0o600))
+	withFile := *b
+	withFile.conf = file
+	r = withFile.run(t, "run")
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stderr, "audience crm: replace would delete 2 of 3 known identifiers")
+	require.NotContains(t, r.stdout, "== 3/6", "a refused audience stops the pass")
+	require.Len(t, b.srv.AudienceMembers(aud, "email"), 3)
+	b.requireNoSecrets(t, r.stdout+r.stderr)
+}
