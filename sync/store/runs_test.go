@@ -170,8 +170,10 @@ func TestBeginUnitStartsAnOpenUnitWithItsBookmarkAndLeavesAnEndedOneAsItIs(t *te
 	require.Equal(t, store.UnitFailed, stateOf(t, pool, store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}))
 }
 
-func TestBeginUnitLeavesAUnitRefreshedAfterTheCutoffUnstartedAndSaysItIsFresh(t *testing.T) {
-	t.Parallel()
+// languagesRefreshed is a database whose global languages unit succeeded
+// in a first run, with its bookmark, and a second run.
+func languagesRefreshed(t *testing.T) (pool *pgxpool.Pool, bm store.Bookmark, run2 int64) {
+	t.Helper()
 	ctx := context.Background()
 	pool, run := setupRuns(t)
 	k := store.UnitKey{RunID: run, Entity: "languages"}
@@ -179,9 +181,15 @@ func TestBeginUnitLeavesAUnitRefreshedAfterTheCutoffUnstartedAndSaysItIsFresh(t 
 	tx(t, pool, func(tx pgx.Tx) error { return store.CompleteUnit(ctx, tx, k, true) })
 	bm, err := store.GetBookmark(ctx, pool, "", "languages")
 	require.NoError(t, err)
-
-	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	run2, err = store.CreateRun(ctx, pool, "sync", "manual", nil)
 	require.NoError(t, err)
+	return pool, bm, run2
+}
+
+func TestBeginUnitLeavesAUnitRefreshedAfterTheCutoffUnstartedAndSaysItIsFresh(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, bm, run2 := languagesRefreshed(t)
 	k2 := store.UnitKey{RunID: run2, Entity: "languages"}
 	before := bm.LastSuccessAt.Add(-time.Millisecond)
 	st, err := store.BeginUnit(ctx, pool, k2, &before)
@@ -269,15 +277,7 @@ func TestFailRunFailsItsOpenUnitsAndTheRunWithTheReason(t *testing.T) {
 func TestAddUnitsRecordsFreshUnitsSkippedAndTheOthersPending(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, run := setupRuns(t)
-	lang := store.UnitKey{RunID: run, Entity: "languages"}
-	require.NoError(t, store.StartUnit(ctx, pool, lang))
-	tx(t, pool, func(tx pgx.Tx) error { return store.CompleteUnit(ctx, tx, lang, true) })
-	bm, err := store.GetBookmark(ctx, pool, "", "languages")
-	require.NoError(t, err)
-
-	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
-	require.NoError(t, err)
+	pool, bm, run2 := languagesRefreshed(t)
 	keys := []store.UnitKey{{RunID: run2, Entity: "languages"}, {RunID: run2, Entity: "locations"},
 		{RunID: run2, AccountID: "a1", Entity: "languages"}, {RunID: run2, AccountID: "a1", Entity: "campaigns"}}
 	fresh := &store.Fresh{Entities: []string{"languages", "locations"}, After: bm.LastSuccessAt.Add(-time.Hour), Reason: "fresh"}
