@@ -22,7 +22,8 @@ import (
 )
 
 // benchCampaigns is a database holding rows campaign rows like the sync's
-// (realistic raw records).
+// (realistic raw records), the same in every run (no now()), so two runs'
+// files can be compared byte for byte.
 func benchCampaigns(b *testing.B, rows int) (*pgxpool.Pool, string) {
 	ctx := context.Background()
 	url := localpg.NewDatabase(b)
@@ -33,14 +34,16 @@ func benchCampaigns(b *testing.B, rows int) (*pgxpool.Pool, string) {
 	require.NoError(b, err)
 	_, err = pool.Exec(ctx, `INSERT INTO campaigns (account_id, id, name, funding_instrument_id, budget_optimization,
 			daily_budget_amount_local_micro, total_budget_amount_local_micro, entity_status, effective_status, servable,
-			reasons_not_servable, standard_delivery, purchase_order_number, currency, raw, api_created_at, api_updated_at, deleted, doc_hash)
+			reasons_not_servable, standard_delivery, purchase_order_number, currency, raw, api_created_at, api_updated_at, deleted, doc_hash,
+			first_seen_at, last_synced_at)
 		SELECT 'acct' || (g % 100), 'c' || g, 'Campaign ' || g, 'fi' || (g % 300), 'CAMPAIGN', g::bigint * 1000, g::bigint * 50000,
 			CASE WHEN g % 3 = 0 THEN 'PAUSED' ELSE 'ACTIVE' END, 'RUNNING', g % 2 = 0, ARRAY['PAUSED_BY_ADVERTISER'], true,
 			'PO-' || g, 'USD',
 			jsonb_build_object('id', 'c' || g, 'name', 'Campaign ' || g, 'entity_status', 'ACTIVE', 'currency', 'USD',
 				'daily_budget_amount_local_micro', g::bigint * 1000, 'total_budget_amount_local_micro', g::bigint * 50000,
 				'reasons_not_servable', jsonb_build_array('PAUSED_BY_ADVERTISER'), 'created_at', '2026-01-01T00:00:00Z', 'deleted', false),
-			timestamptz '2026-01-01' + g * interval '1 second', timestamptz '2026-02-01' + g * interval '1 second', false, md5(g::text)
+			timestamptz '2026-01-01' + g * interval '1 second', timestamptz '2026-02-01' + g * interval '1 second', false, md5(g::text),
+			timestamptz '2026-03-01', timestamptz '2026-03-01'
 		FROM generate_series(1, $1::int) g`, rows)
 	require.NoError(b, err)
 	_, err = pool.Exec(ctx, `VACUUM ANALYZE campaigns`)
