@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/parquet-go/parquet-go"
 )
 
 // Options shape one export run.
@@ -300,17 +301,24 @@ type rawRows interface {
 // batchRows is how many rows go from the reader to the writer at once.
 const batchRows = 1024
 
+// rowBatch is rows whose values live in one slab (and their bytes in one
+// arena), handed from the reader to the writer.
+type rowBatch struct {
+	rows  []parquet.Row
+	slab  parquet.Row
+	arena []byte
+}
+
 // batchesInFlight bounds the batches between the reader and the writer (and
 // so the memory they hold): the writer hands each batch back once written,
 // and the reader fills it again, so a run allocates them once.
 const batchesInFlight = 4
 
 // pipeRows reads rows and writes them to pw on two goroutines: this one
-// decodes the wire values into Parquet values, by column, the other has
-// them encoded and compressed (by column, on every core: see
-// partWriter.writeBatch). afterRow is called after each row. The writer
-// copies every value it is given, so a written batch's values and arena
-// are filled again rather than garbage for the collector.
+// decodes the wire values into Parquet rows, the other encodes and
+// compresses them, so both cores work. afterRow is called after each row.
+// The writer copies every value it is given, so a written batch's slab and
+// arena are filled again rather than garbage for the collector.
 func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
 	if err := b.check(rows.FieldDescriptions()); err != nil {
 		return 0, err
@@ -323,7 +331,7 @@ func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64
 		defer close(done)
 		for bt := range batches {
 			if werr == nil {
-				werr = pw.writeBatch(bt)
+				werr = pw.writeRows(bt.rows)
 			}
 			free <- bt
 		}
@@ -337,6 +345,7 @@ func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64
 		}
 	}
 	fields := rows.FieldDescriptions()
+	perRow := len(fields) + 1
 	allocated := 0
 	// next is an empty batch: a written one, or a new one while fewer than
 	// batchesInFlight+1 exist.
@@ -347,7 +356,7 @@ func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64
 			case bt = <-free:
 			default:
 				allocated++
-				bt = b.newBatch()
+				bt = &rowBatch{rows: make([]parquet.Row, 0, batchRows), slab: make(parquet.Row, 0, batchRows*perRow*2)}
 			}
 		} else {
 			select {
@@ -356,7 +365,7 @@ func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64
 				return nil
 			}
 		}
-		bt.reset()
+		bt.rows, bt.slab, bt.arena = bt.rows[:0], bt.slab[:0], bt.arena[:0]
 		return bt
 	}
 	var n int64
@@ -369,14 +378,17 @@ func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64
 				}
 				b.arena = bt.arena
 			}
-			if err := b.append(bt, fields, rows.RawValues()); err != nil {
+			start := len(bt.slab)
+			var err error
+			if bt.slab, err = b.append(bt.slab, fields, rows.RawValues()); err != nil {
 				return err
 			}
+			bt.rows = append(bt.rows, bt.slab[start:len(bt.slab):len(bt.slab)])
 			n++
 			if err := afterRow(n); err != nil {
 				return err
 			}
-			if bt.rows == batchRows {
+			if len(bt.rows) == batchRows {
 				bt.arena = b.arena
 				if !send(bt) {
 					return nil
@@ -387,7 +399,7 @@ func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if bt != nil && bt.rows > 0 {
+		if bt != nil && len(bt.rows) > 0 {
 			bt.arena = b.arena
 			send(bt)
 		}

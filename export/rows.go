@@ -67,64 +67,17 @@ const (
 	postgresEpochMillis = postgresEpochDays * 86400 * 1000
 )
 
-// rowBatch is rows held by column: each leaf column's values, in the
-// schema's leaf order, their bytes in one arena. A list column's row may
-// hold any number of values, so where each of its rows starts is kept
-// (offs); every other column holds one value per row.
-type rowBatch struct {
-	rows  int
-	cols  [][]parquet.Value
-	offs  [][]int32 // per leaf column: nil, or each row's first value, then the end
-	arena []byte
-}
-
-func (b *rowBuilder) newBatch() *rowBatch {
-	bt := &rowBatch{cols: make([][]parquet.Value, len(b.cols)+1), offs: make([][]int32, len(b.cols)+1)}
+// append appends the values of the current row to row.
+func (b *rowBuilder) append(row parquet.Row, fields []pgconn.FieldDescription, raw [][]byte) (parquet.Row, error) {
+	row = append(row, parquet.Int64Value(b.run).Level(0, 0, 0))
 	for i, c := range b.cols {
-		if c.Kind == StringList || c.Kind == Int64List {
-			bt.offs[i+1] = []int32{0}
-		}
-	}
-	return bt
-}
-
-// reset empties bt for the next rows, keeping its memory.
-func (bt *rowBatch) reset() {
-	bt.rows, bt.arena = 0, bt.arena[:0]
-	for c := range bt.cols {
-		bt.cols[c] = bt.cols[c][:0]
-		if bt.offs[c] != nil {
-			bt.offs[c] = bt.offs[c][:1]
-		}
-	}
-}
-
-// values is column c's values of rows [from, to).
-func (bt *rowBatch) values(c, from, to int) []parquet.Value {
-	if o := bt.offs[c]; o != nil {
-		return bt.cols[c][o[from]:o[to]]
-	}
-	return bt.cols[c][from:to]
-}
-
-// append appends the values of the current row to bt.
-func (b *rowBuilder) append(bt *rowBatch, fields []pgconn.FieldDescription, raw [][]byte) error {
-	bt.cols[0] = append(bt.cols[0], parquet.Int64Value(b.run).Level(0, 0, 0))
-	for i, c := range b.cols {
-		col := i + 1
 		var err error
-		bt.cols[col], err = b.value(bt.cols[col], col, c, fields[i], raw[i])
+		row, err = b.value(row, i+1, c, fields[i], raw[i])
 		if err != nil {
-			return fmt.Errorf("column %s: %w", c.Name, err)
-		}
-		if bt.offs[col] != nil {
-			bt.offs[col] = append(bt.offs[col], int32(len(bt.cols[col])))
-		} else if len(bt.cols[col]) != bt.rows+1 {
-			return fmt.Errorf("column %s: %d values in one row", c.Name, len(bt.cols[col])-bt.rows)
+			return row, fmt.Errorf("column %s: %w", c.Name, err)
 		}
 	}
-	bt.rows++
-	return nil
+	return row, nil
 }
 
 func (b *rowBuilder) value(row parquet.Row, col int, c Column, f pgconn.FieldDescription, raw []byte) (parquet.Row, error) {
