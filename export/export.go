@@ -10,6 +10,7 @@ import (
 
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/parquet-go/parquet-go"
 )
@@ -36,6 +37,20 @@ type Options struct {
 	// halt, when set, is asked at each commit step ("written", "placed", "committed")
 	// whether the run stops there as if the process died: no cleanup.
 	halt func(step string) bool
+}
+
+// withDefaults fills in what opts leaves unset.
+func (opts Options) withDefaults() Options {
+	if opts.RowsPerFile <= 0 {
+		opts.RowsPerFile = 1_000_000
+	}
+	if opts.RowsPerRowGroup <= 0 {
+		opts.RowsPerRowGroup = 50_000
+	}
+	if opts.Trigger == "" {
+		opts.Trigger = "manual"
+	}
+	return opts
 }
 
 // TableResult is what a run exported of one table.
@@ -87,15 +102,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if opts.RowsPerFile <= 0 {
-		opts.RowsPerFile = 1_000_000
-	}
-	if opts.RowsPerRowGroup <= 0 {
-		opts.RowsPerRowGroup = 50_000
-	}
-	if opts.Trigger == "" {
-		opts.Trigger = "manual"
-	}
+	opts = opts.withDefaults()
 	if _, err := ParseOutput(opts.Out); err != nil {
 		return nil, err
 	}
@@ -152,8 +159,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	res.Partition = "dt=" + high.UTC().Format("2006-01-02")
 
 	for _, t := range tables {
-		pw := &partWriter{ctx: ctx, out: out, rel: t.Name + "/" + res.Partition, run: res.RunID,
-			table: t, schema: t.Schema(), rowsPerFile: opts.RowsPerFile, rowsPerRG: opts.RowsPerRowGroup}
+		pw := newPartWriter(ctx, out, t, res.RunID, res.Partition, opts)
 		writers = append(writers, pw)
 		tr, err := exportTable(ctx, pool, out.id(), t, pw, high, opts)
 		if err != nil {
@@ -227,26 +233,12 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 		tr.High = *low
 		high = *low
 	}
-	leaves := t.leafOrder()
-	cols := make([]string, len(leaves))
-	for i, c := range leaves {
-		cols[i] = c.expr()
-		if c.Kind == JSON {
-			cols[i] = "(" + cols[i] + ")::text"
-		}
-	}
-	order := t.OrderBy
-	if order == "" {
-		order = t.ChangedAt
-	}
-	q := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) < $1 AND ($2::timestamptz IS NULL OR (%s) >= $2) ORDER BY %s",
-		strings.Join(cols, ", "), t.From, t.ChangedAt, t.ChangedAt, order)
 	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		// The sort of a large table otherwise spills to disk.
 		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '64MB'"); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, q, high, low)
+		rows, err := tx.Query(ctx, t.query(), high, low)
 		if err != nil {
 			return err
 		}
@@ -278,6 +270,34 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 	return tr, nil
 }
 
+// query selects the table's rows changed in [$2, $1) ($2 may be null: from
+// the start), its columns in leaf order, in the table's stable order.
+func (t Table) query() string {
+	leaves := t.leafOrder()
+	cols := make([]string, len(leaves))
+	for i, c := range leaves {
+		cols[i] = c.expr()
+		if c.Kind == JSON {
+			cols[i] = "(" + cols[i] + ")::text"
+		}
+	}
+	order := t.OrderBy
+	if order == "" {
+		order = t.ChangedAt
+	}
+	return fmt.Sprintf("SELECT %s FROM %s WHERE (%s) < $1 AND ($2::timestamptz IS NULL OR (%s) >= $2) ORDER BY %s",
+		strings.Join(cols, ", "), t.From, t.ChangedAt, t.ChangedAt, order)
+}
+
+// rawRows is what pipeRows reads of a query's result: each row's values as
+// Postgres sent them (pgx.Rows is one).
+type rawRows interface {
+	FieldDescriptions() []pgconn.FieldDescription
+	Next() bool
+	RawValues() [][]byte
+	Err() error
+}
+
 // batchRows is how many rows go from the reader to the writer at once.
 const batchRows = 1024
 
@@ -299,7 +319,7 @@ const batchesInFlight = 4
 // compresses them, so both cores work. afterRow is called after each row.
 // The writer copies every value it is given, so a written batch's slab and
 // arena are filled again rather than garbage for the collector.
-func pipeRows(rows pgx.Rows, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
+func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
 	if err := b.check(rows.FieldDescriptions()); err != nil {
 		return 0, err
 	}

@@ -40,6 +40,13 @@ type partWriter struct {
 	written []pendingFile
 }
 
+// newPartWriter writes table t's rows of run into the output, under
+// <table>/<partition>/.
+func newPartWriter(ctx context.Context, out output, t Table, run int64, partition string, opts Options) *partWriter {
+	return &partWriter{ctx: ctx, out: out, rel: t.Name + "/" + partition, run: run,
+		table: t, schema: t.Schema(), rowsPerFile: opts.RowsPerFile, rowsPerRG: opts.RowsPerRowGroup}
+}
+
 type openFile struct {
 	sink fileSink
 	buf  *bufio.Writer

@@ -28,6 +28,9 @@ type Result struct {
 	Queries map[string][]map[string]any `json:"queries"`
 	// Millis is each query's run time inside DuckDB, in milliseconds.
 	Millis map[string]float64 `json:"millis"`
+	// CPUMillis is the CPU time DuckDB's process used while each query ran
+	// (every thread), in milliseconds.
+	CPUMillis map[string]float64 `json:"cpu_millis"`
 }
 
 // testdata is export/testdata, found from this file's location.

@@ -7,7 +7,7 @@ const req = JSON.parse(process.argv[2]);
 const inst = await DuckDBInstance.create(':memory:');
 const con = await inst.connect();
 const quote = (s) => "'" + s.replaceAll("'", "''") + "'";
-const out = { files: [], queries: {}, millis: {} };
+const out = { files: [], queries: {}, millis: {}, cpu_millis: {} };
 for (const f of req.files ?? []) {
   const count = await con.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM read_parquet(${quote(f)})`);
   const desc = await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quote(f)})`);
@@ -19,8 +19,11 @@ for (const f of req.files ?? []) {
 }
 for (const [name, sql] of Object.entries(req.queries ?? {})) {
   const start = performance.now();
+  const cpu0 = process.cpuUsage(); // every thread of the process, DuckDB's too
   const r = await con.runAndReadAll(sql);
   out.millis[name] = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  out.cpu_millis[name] = (cpu.user + cpu.system) / 1000;
   out.queries[name] = r.getRowObjectsJson();
 }
 console.log(JSON.stringify(out));
