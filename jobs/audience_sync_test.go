@@ -13,6 +13,7 @@ import (
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/audience"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 )
@@ -25,6 +26,36 @@ func waitKind(t *testing.T, events <-chan *river.Event, kind string) *river.Even
 			return ev
 		}
 	}
+}
+
+// audienceWorker is a worker whose audience_sync jobs a test runs one at
+// a time, waiting for each one's next event.
+type audienceWorker struct {
+	t      *testing.T
+	client *river.Client[pgx.Tx]
+	events <-chan *river.Event
+}
+
+func startAudienceWorker(t *testing.T, deps *jobs.Deps) *audienceWorker {
+	t.Helper()
+	client := jobstest.StartWorker(t, deps, jobs.Options{})
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed, river.EventKindJobSnoozed)
+	t.Cleanup(cancel)
+	return &audienceWorker{t: t, client: client, events: events}
+}
+
+// run inserts an audience_sync job and returns its first event.
+func (w *audienceWorker) run(args jobs.AudienceSyncArgs) *river.Event {
+	w.t.Helper()
+	_, err := w.client.Insert(context.Background(), args, nil)
+	require.NoError(w.t, err)
+	return w.next()
+}
+
+// next waits for the next event of an audience_sync job.
+func (w *audienceWorker) next() *river.Event {
+	w.t.Helper()
+	return waitKind(w.t, w.events, "audience_sync")
 }
 
 // counterValue is one series' value in m's registry.
@@ -80,13 +111,8 @@ func TestAudienceSyncJobKeepsItsAudienceAndARefusedReplaceIsCancelledCountedAndR
 	deps.Metrics = jobs.NewMetrics()
 	deps.Metrics.AudienceSyncs([]string{"crm"})
 	deps.Audiences = map[string]audience.Definition{"crm": {Name: "crm", AccountID: account, AudienceID: aud, Path: path, Mode: audience.ModeReplace}}
-	client := jobstest.StartWorker(t, deps, jobs.Options{})
-	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed, river.EventKindJobSnoozed)
-	defer cancel()
-
-	_, err := client.Insert(ctx, jobs.AudienceSyncArgs{Name: "crm", Trigger: "schedule"}, nil)
-	require.NoError(t, err)
-	ev := waitKind(t, events, "audience_sync")
+	w := startAudienceWorker(t, deps)
+	ev := w.run(jobs.AudienceSyncArgs{Name: "crm", Trigger: "schedule"})
 	require.Equal(t, river.EventKindJobCompleted, ev.Kind, "errors: %v", ev.Job.Errors)
 	require.Eventually(t, func() bool {
 		var sending bool
@@ -99,9 +125,7 @@ func TestAudienceSyncJobKeepsItsAudienceAndARefusedReplaceIsCancelledCountedAndR
 	// Emptied by mistake: refused, cancelled (no retry can help), counted,
 	// and recorded failed with the plan; the members stay.
 	require.NoError(t, os.WriteFile(path, []byte("email\n"), 0o600))
-	_, err = client.Insert(ctx, jobs.AudienceSyncArgs{Name: "crm", Trigger: "schedule"}, nil)
-	require.NoError(t, err)
-	ev = waitKind(t, events, "audience_sync")
+	ev = w.run(jobs.AudienceSyncArgs{Name: "crm", Trigger: "schedule"})
 	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
 	require.Contains(t, ev.Job.Errors[len(ev.Job.Errors)-1].Error, "audience crm: the source has no valid user")
 	require.Equal(t, 1.0, counterValue(t, deps.Metrics, "adsync_audience_syncs_total", map[string]string{"audience": "crm", "outcome": "refused"}))
@@ -112,9 +136,7 @@ func TestAudienceSyncJobKeepsItsAudienceAndARefusedReplaceIsCancelledCountedAndR
 	require.Len(t, fake.Srv.AudienceMembers(aud, "email"), 20)
 
 	// A name the configuration no longer holds is cancelled.
-	_, err = client.Insert(ctx, jobs.AudienceSyncArgs{Name: "gone"}, nil)
-	require.NoError(t, err)
-	ev = waitKind(t, events, "audience_sync")
+	ev = w.run(jobs.AudienceSyncArgs{Name: "gone"})
 	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
 	require.Contains(t, ev.Job.Errors[len(ev.Job.Errors)-1].Error, "audience gone is not configured")
 }
@@ -155,22 +177,17 @@ func TestAudienceSyncJobWaitsForAnUnfinishedUploadThenGivesUpRecorded(t *testing
 	var stuck int64
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO audience_uploads (account_id, audience_id, file_path, checksum, operation, mode)
 		VALUES ('a1', 'aud1', 'earlier.csv', 'x', 'update', 'replace') RETURNING id`).Scan(&stuck))
-	client := jobstest.StartWorker(t, deps, jobs.Options{})
-	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed, river.EventKindJobSnoozed)
-	defer cancel()
-
-	_, err := client.Insert(ctx, jobs.AudienceSyncArgs{Name: "crm", Trigger: "schedule"}, nil)
-	require.NoError(t, err)
-	ev := waitKind(t, events, "audience_sync")
+	w := startAudienceWorker(t, deps)
+	ev := w.run(jobs.AudienceSyncArgs{Name: "crm", Trigger: "schedule"})
 	require.Equal(t, river.EventKindJobSnoozed, ev.Kind)
 	var runs int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM sync_runs`).Scan(&runs))
 	require.Zero(t, runs, "waiting is not a run")
 
 	// The same job, hours later.
-	_, err = pool.Exec(ctx, `UPDATE river_job SET created_at = now() - interval '7 hours', scheduled_at = now() WHERE id = $1`, ev.Job.ID)
+	_, err := pool.Exec(ctx, `UPDATE river_job SET created_at = now() - interval '7 hours', scheduled_at = now() WHERE id = $1`, ev.Job.ID)
 	require.NoError(t, err)
-	ev = waitKind(t, events, "audience_sync")
+	ev = w.next()
 	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
 	var outcome, reason string
 	require.NoError(t, pool.QueryRow(ctx, `SELECT outcome, error FROM sync_runs`).Scan(&outcome, &reason))
