@@ -143,3 +143,27 @@ WHERE g.tgname = c.relname || '_distrust_prints'`)
 		}
 	}
 }
+
+// An empty listed page is stored by no transaction of its own: its unit
+// counts it as it ends.
+func TestAnEmptyListingCountsItsPageAtTheUnitsEnd(t *testing.T) {
+	t.Parallel()
+	// No media, no card: every account's card listing is one empty page.
+	b := setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CardsPerAccount, o.MediaPerAccount = 2, 0, 0 }, nil)
+	full := jobs.SyncRunArgs{Entities: []string{"cards"}, Full: true}
+	r := b.run(t, full)
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	var units, succeeded, pages, fetched int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*), count(*) FILTER (WHERE state = 'succeeded'),
+    coalesce(sum(pages), 0), coalesce(sum(fetched), 0) FROM sync_run_units WHERE run_id = $1 AND entity = 'cards'`, r.ID).
+		Scan(&units, &succeeded, &pages, &fetched))
+	require.Positive(t, units)
+	require.Equal(t, units, succeeded)
+	require.Equal(t, units, pages, "one empty page listed and counted per unit")
+	require.Zero(t, fetched)
+	require.Equal(t, units, b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/cards").Requests)
+
+	var rows int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM cards`).Scan(&rows))
+	require.Zero(t, rows)
+}

@@ -439,12 +439,13 @@ type stagedPage struct {
 // oldest updated_at of the page (nil for a page found by its print: only
 // complete units trust prints, and they never stop early).
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
-	if len(raws) == 0 && !u.Entity.AccessList {
+	if len(raws) == 0 && !u.Entity.AccessList && !u.Inline {
 		// Nothing to store and nothing to look up: the unit counts the
-		// page at its end (Finish). Its cursor is not recorded: a unit
-		// resumed after it lists the page again, at the cost of one
-		// request. An access list's empty page still records that the
-		// user reaches no account.
+		// page at its end (Finish, with its completion). Its cursor is not
+		// recorded: a unit resumed after it lists the page again, at the
+		// cost of one request. An access list's empty page still records
+		// that the user reaches no account, and an inline unit ends
+		// without that completion.
 		u.emptyPages++
 		return nil, nil
 	}
@@ -652,12 +653,6 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 			return err
 		}
 		if u.Inline {
-			if u.emptyPages > 0 {
-				k := u.Key()
-				if _, err := tx.Exec(ctx, store.EmptyPagesSQL, k.RunID, k.AccountID, k.Entity, u.emptyPages); err != nil {
-					return err
-				}
-			}
 			return store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
 		}
 		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, u.Key(), u.Complete(), u.emptyPages)

@@ -402,22 +402,22 @@ func CompleteUnitAndFinishRun(ctx context.Context, db Batcher, k UnitKey, full b
 // statements of tx: when tx is BeginBatchFunc's (LockUnitFunc's), its
 // COMMIT travels with them, and tx takes no statement after. emptyPages
 // counts the unit's listed pages that held no record and were not stored
-// one by one (see EmptyPagesSQL).
+// one by one (see emptyPagesSQL).
 func CompleteUnitFinishRunAndCommit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool, emptyPages int64) (bool, error) {
 	b := &pgx.Batch{}
 	n := 1
 	if emptyPages > 0 {
-		b.Queue(EmptyPagesSQL, k.RunID, k.AccountID, k.Entity, emptyPages)
+		b.Queue(emptyPagesSQL, k.RunID, k.AccountID, k.Entity, emptyPages)
 		n++
 	}
 	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
 	return sendFinishingRun(ctx, committing{tx}, b, n, k.RunID, "")
 }
 
-// EmptyPagesSQL counts $4 listed pages without records in unit ($1, $2,
+// emptyPagesSQL counts $4 listed pages without records in unit ($1, $2,
 // $3): such a page has nothing to store, so the unit counts it at its end
 // instead of in a transaction of its own.
-const EmptyPagesSQL = `UPDATE sync_run_units SET pages = pages + $4 WHERE run_id = $1 AND account_id = $2 AND entity = $3`
+const emptyPagesSQL = `UPDATE sync_run_units SET pages = pages + $4 WHERE run_id = $1 AND account_id = $2 AND entity = $3`
 
 // committing sends a batch in a transaction as its last statements (see
 // sendCommitting).
