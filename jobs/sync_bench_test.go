@@ -318,7 +318,9 @@ func fetchCopy(b *testing.B, client *api.Client, pool *pgxpool.Pool, accounts, e
 		go func() {
 			defer wg.Done()
 			for u := range units {
-				for page, err := range api.Pages[json.RawMessage](ctx, client, ads.ListRequest(u, "", 0)) {
+				lr := ads.ListRequest(u, "", 0)
+				lr.ReuseBody = true // as the sync reads its pages
+				for page, err := range api.Pages[json.RawMessage](ctx, client, lr) {
 					if err == nil && pool != nil {
 						_, err = pool.CopyFrom(ctx, pgx.Identifier{"bench_fetch"}, []string{"account_id", "raw"},
 							pgx.CopyFromSlice(len(page.Raw), func(i int) ([]any, error) {

@@ -335,6 +335,9 @@ func (s *Syncer) syncPart(ctx context.Context, u *Unit, part, next string, cp Ch
 	}
 	lr := ListRequest(u, part, s.PageSize)
 	lr.Cursor = next
+	// storePage keeps nothing of a page's bytes: the records' canonical
+	// bytes are its own copies.
+	lr.ReuseBody = true
 	for page, err := range api.Pages[json.RawMessage](ctx, s.client(u), lr) {
 		if err != nil {
 			return err

@@ -227,6 +227,12 @@ type Request struct {
 	Idempotent bool
 	// AccountID selects the account's rate-limit bucket.
 	AccountID string
+	// ReuseBody reads a successful answer into a buffer kept from earlier
+	// answers, which Response.Release hands back: for a caller that keeps
+	// nothing of the body once it is read (a sync reads hundreds of
+	// megabytes of pages; fresh buffers for each made the runtime map new
+	// memory, page by page, once its scavenger had returned the old).
+	ReuseBody bool
 }
 
 // Response is a successful answer.
@@ -236,7 +242,25 @@ type Response struct {
 	Body      []byte
 	RateLimit *RateLimit // x-rate-limit-*, when present
 	Attempts  int
+	// buf is Body's buffer when the request set ReuseBody.
+	buf *[]byte
 }
+
+// Release hands the body's buffer back for the next answer of a request
+// with ReuseBody: neither Body nor anything sliced from it may be used
+// after. It does nothing for other responses.
+func (r *Response) Release() {
+	if r.buf == nil {
+		return
+	}
+	*r.buf = r.Body[:0]
+	bodyBuffers.Put(r.buf)
+	r.buf, r.Body = nil, nil
+}
+
+// bodyBuffers are the buffers of answers read for requests with ReuseBody
+// (*[]byte).
+var bodyBuffers sync.Pool
 
 // TransportError is a request that got no answer (connection refused or
 // reset, timeout). It never carries the URL's query.
@@ -315,7 +339,14 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		if c.cfg.OnResponse != nil {
 			c.cfg.OnResponse(endpoint, resp.StatusCode, d)
 		}
-		body, rerr := c.readBody(endpoint, resp)
+		var buf *[]byte
+		if req.ReuseBody && resp.StatusCode/100 == 2 {
+			buf, _ = bodyBuffers.Get().(*[]byte)
+			if buf == nil {
+				buf = new([]byte)
+			}
+		}
+		body, rerr := c.readBody(endpoint, resp, buf)
 		resp.Body.Close()
 		c.log.Debug("api response", zap.String("method", req.Method), zap.String("endpoint", endpoint),
 			zap.String("query", redactQuery(req.Query)), zap.Int("status", resp.StatusCode), zap.Duration("duration", d),
@@ -334,7 +365,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		status := resp.StatusCode
 		switch {
 		case status >= 200 && status < 300:
-			return &Response{Status: status, Header: resp.Header, Body: body, RateLimit: user, Attempts: attempt}, nil
+			return &Response{Status: status, Header: resp.Header, Body: body, RateLimit: user, Attempts: attempt, buf: buf}, nil
 		case status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""):
 			at := c.retryAt(resp.Header, user, account)
 			reason := "rate limited (429)"
@@ -629,14 +660,20 @@ const maxBody = 256 << 20
 // from its Content-Length, else from the endpoint's last answer: a list's
 // pages are alike, and a page of a megabyte read by io.ReadAll (from 512
 // bytes, regrowing) allocates about twice that, all garbage but the last.
-func (c *Client) readBody(endpoint string, resp *http.Response) ([]byte, error) {
+// reuse, when set, holds a buffer to read into, used when large enough.
+func (c *Client) readBody(endpoint string, resp *http.Response, reuse *[]byte) ([]byte, error) {
 	size := 0
 	if resp.ContentLength >= 0 {
 		size = int(min(resp.ContentLength, maxBody))
 	} else if v, ok := c.bodySizes.Load(endpoint); ok {
 		size = v.(int)
 	}
-	buf := make([]byte, 0, size+size/8+512)
+	var buf []byte
+	if want := size + size/8 + 512; reuse != nil && cap(*reuse) >= want {
+		buf = (*reuse)[:0]
+	} else {
+		buf = make([]byte, 0, want)
+	}
 	r := io.LimitReader(resp.Body, maxBody)
 	for {
 		if len(buf) == cap(buf) {

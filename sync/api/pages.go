@@ -70,6 +70,10 @@ type ListRequest struct {
 	// are not validated, the caller validates each one it reads (when T is
 	// not json.RawMessage, decoding the records validates them).
 	UncheckedRecords bool
+	// ReuseBody reads each page into the buffer of a page already used
+	// (see Request.ReuseBody): a page's Raw records are valid only until
+	// the loop body that received it returns.
+	ReuseBody bool
 }
 
 // ErrTotalCountWithCursor is returned for a ListRequest asking for both.
@@ -119,7 +123,7 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 				q.Set("with_total_count", "true")
 			}
 			resp, err := c.Do(ctx, &Request{Method: "GET", Base: lr.Base, Path: lr.Path, Endpoint: lr.Endpoint,
-				Query: q, Auth: AuthUser, Idempotent: true, AccountID: lr.AccountID})
+				Query: q, Auth: AuthUser, Idempotent: true, AccountID: lr.AccountID, ReuseBody: lr.ReuseBody})
 			if err != nil {
 				yield(nil, err)
 				return
@@ -151,7 +155,11 @@ func Pages[T any](ctx context.Context, c *Client, lr ListRequest) iter.Seq2[*Pag
 				yield(nil, errors.New(lr.Endpoint+": decoding a record: "+err.Error()))
 				return
 			}
-			if !yield(page, nil) {
+			more := yield(page, nil)
+			// The page's records are the caller's only within its loop
+			// body: with ReuseBody, the next answer is read into their bytes.
+			resp.Release()
+			if !more {
 				return
 			}
 			if page.NextCursor == "" || page.NextCursor == cursor {

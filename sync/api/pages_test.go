@@ -2,10 +2,12 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -290,4 +292,30 @@ func TestPGGovernorReservesAndObservesEveryBucketOfARequest(t *testing.T) {
 	require.Equal(t, [2]int{4, 0}, [2]int{remaining, inflight})
 	remaining, inflight = row(account)
 	require.Equal(t, [2]int{1, 0}, [2]int{remaining, inflight}, "an answer without the account's headers only ends its reservation")
+}
+
+func TestPagesThatReuseBodiesHandEachPageWhole(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, func(o *fixtures.Options) { o.CampaignsPerAccount = 45 })
+	acct := firstAccount(t, f)
+	c := newClient(t, f.config())
+	read := func(reuse bool) []string {
+		lr := campaigns(acct)
+		lr.Count, lr.UncheckedRecords, lr.ReuseBody = 10, true, reuse
+		var got []string
+		for page, err := range api.Pages[json.RawMessage](context.Background(), c, lr) {
+			require.NoError(t, err)
+			for _, raw := range page.Raw {
+				got = append(got, string(raw)) // a copy: the bytes go back after the loop body
+			}
+		}
+		return got
+	}
+	fresh := read(false)
+	truth := f.srv.AdsTruth().Accounts[acct]["campaigns"]
+	require.Equal(t, truth.Live+truth.Deleted, len(fresh))
+	// Page after page, the same buffers: every record as a fresh read has it.
+	for range 2 {
+		require.True(t, slices.Equal(fresh, read(true)), "records read into kept buffers differ from a fresh read's")
+	}
 }
