@@ -8,6 +8,7 @@ import (
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/api"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -166,4 +167,52 @@ func TestAnEmptyListingCountsItsPageAtTheUnitsEnd(t *testing.T) {
 	var rows int
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM cards`).Scan(&rows))
 	require.Zero(t, rows)
+}
+
+func TestAUnitResumesAfterThePagesItFoundByPrintAndCountsEachOnce(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 1, 60 }, func(d *jobs.Deps, fake *jobstest.Fake) {
+		d.SyncPageSize = 10
+		cfg := fake.Config(d.Pool)
+		cfg.MaxAttempts = 1 // a 500 ends the job's attempt
+		c, err := api.NewClient(cfg)
+		require.NoError(t, err)
+		d.API = c
+	})
+	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
+	first := b.run(t, full)
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	before := rowStates(t, b.pool, "campaigns")
+	records := len(before)
+	pages := (records + 9) / 10
+	require.Greater(t, pages, 3)
+
+	// The second run's third page request fails: its first two pages were
+	// found by their print, each counted with the cursor after it in one
+	// statement, so the retry asks for page three, not page one.
+	family := "GET /12/accounts/{account_id}/campaigns"
+	sent := b.fake.Srv.Stats().Family(family).Requests
+	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/campaigns", Method: "GET", Every: 3, Times: 1, Kind: fixtures.Fault500})
+	second := b.run(t, full)
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	require.Equal(t, pages+1, b.fake.Srv.Stats().Family(family).Requests-sent, "every page once, plus the failed request")
+	c := entityCounts(second, "campaigns")
+	require.EqualValues(t, records, c.Fetched, "no page counted twice")
+	require.EqualValues(t, records, c.Unchanged)
+	require.Zero(t, c.Inserted+c.Updated+c.Deleted)
+	listed, known := unitPages(t, b.pool, second.ID, "campaigns")
+	require.Equal(t, pages, listed)
+	require.GreaterOrEqual(t, known, 2, "the pages before the failure were found by their print")
+	require.Equal(t, before, rowStates(t, b.pool, "campaigns"), "no row was written")
+	var attempts int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT attempt FROM river_job WHERE kind = 'sync_unit' AND (args->>'run_id')::bigint = $1`, second.ID).Scan(&attempts))
+	require.Equal(t, 2, attempts)
+
+	// The resumed unit kept every page's print: the next run finds them all.
+	third := b.run(t, full)
+	require.Equal(t, "succeeded", third.Outcome, third.Error)
+	listed, known = unitPages(t, b.pool, third.ID, "campaigns")
+	require.Equal(t, listed, known)
+	requireTruth(t, b, "campaigns")
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
 )
@@ -194,7 +193,8 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 		return river.JobCancel(fmt.Errorf("unknown entity %q", args.Entity))
 	}
 	pool := w.deps.Pool
-	u := &ads.Unit{RunID: args.RunID, AccountID: args.AccountID, Entity: e, Full: args.Full, Overlap: w.deps.SyncOverlap}
+	u := &ads.Unit{RunID: args.RunID, AccountID: args.AccountID, Entity: e, Full: args.Full, Overlap: w.deps.SyncOverlap,
+		KeepsCursor: true}
 	s := w.deps.syncer()
 	// An entity listed by its stored parents waits for the run's unit of
 	// its parents to end (a snooze costs no attempt and frees the worker).
@@ -205,7 +205,10 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 	}
 	// Everything runs inside the resumable steps: a retry after the "pages"
 	// step completed (a worker killed before the job was marked completed)
-	// must meet that step again, or River refuses the retry.
+	// must meet that step again, or River refuses the retry. The unit keeps
+	// its cursor in its own row (ads.Unit.KeepsCursor); River's step cursor
+	// is read only for a unit whose job saved one there, before units kept
+	// theirs.
 	var stepErr error
 	skipped := false
 	river.ResumableStepCursor(ctx, "pages", nil, func(ctx context.Context, cur ads.Cursor) error {
@@ -213,10 +216,7 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 		if stepErr != nil || skipped {
 			return stepErr
 		}
-		stepErr = s.Sync(ctx, u, cur, func(ctx context.Context, tx pgx.Tx, c ads.Cursor) error {
-			_, err := river.ResumableSetStepCursorTx[*riverpgxv5.Driver](ctx, tx, job, c)
-			return err
-		})
+		stepErr = s.Sync(ctx, u, cur, nil)
 		return stepErr
 	})
 	if stepErr != nil {

@@ -304,7 +304,7 @@ func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
 	case err != nil:
 		return false, err
 	case st.Started:
-		u.Bookmark, u.reach = st.Bookmark.Bookmark, reach
+		u.Bookmark, u.reach, u.resume = st.Bookmark.Bookmark, reach, st.Resume
 		return false, nil
 	case st.Fresh:
 		return true, s.End(ctx, u, store.UnitSkipped, refreshedRecently)

@@ -53,6 +53,12 @@ type Unit struct {
 	// User acts for the unit when the deployment has a set of users (see
 	// Syncer.Users); nil: the Syncer's API client.
 	User *access.User
+	// KeepsCursor keeps the unit's cursor in its row of sync_run_units,
+	// saved by the statement that counts each page (see store.SaveResume):
+	// Sync then resumes where the unit's last attempt stopped, and calls no
+	// Checkpoint of its caller. A page found by its print is then one
+	// statement, with no transaction around it.
+	KeepsCursor bool
 
 	// printsFrom is the run whose page prints the unit trusts (see
 	// store.ClaimPrints), 0 for none; noneLive says the table held no live
@@ -65,6 +71,23 @@ type Unit struct {
 	emptyPages int64
 	// reach, when set, is who reaches the account, read by Begin.
 	reach *[]access.Reach
+	// resume is the cursor the unit's last attempt saved, read by Begin
+	// (KeepsCursor).
+	resume []byte
+}
+
+// saveCursor is the Checkpoint of a unit that keeps its cursor.
+func (u *Unit) saveCursor(ctx context.Context, tx pgx.Tx, c Cursor) error {
+	return store.SaveResume(ctx, tx, u.Key(), cursorJSON(c))
+}
+
+// cursorJSON is a cursor as a unit keeps it.
+func cursorJSON(c Cursor) []byte {
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // strings and booleans always marshal
+	}
+	return b
 }
 
 // Printed says whether the entity's complete units keep page prints (see
@@ -126,8 +149,19 @@ func (s *Syncer) client(u *Unit) *api.Client {
 }
 
 // Sync pages the unit's lists from resume, storing each page and its
-// checkpoint in one transaction. cp may be nil.
+// checkpoint in one transaction. cp may be nil. A unit that keeps its
+// cursor resumes where it saved it, from resume only when it saved none (a
+// unit begun before units kept their cursor), and saves its own.
 func (s *Syncer) Sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint) error {
+	if u.KeepsCursor {
+		if len(u.resume) > 0 {
+			resume = Cursor{}
+			if err := json.Unmarshal(u.resume, &resume); err != nil {
+				return fmt.Errorf("%s of account %s: reading where the unit resumes: %w", u.Entity.Name, u.AccountID, err)
+			}
+		}
+		cp = u.saveCursor
+	}
 	if s.Users != nil {
 		return s.syncAsUser(ctx, u, resume, cp)
 	}
@@ -437,8 +471,9 @@ type stagedPage struct {
 
 // storePage stores one listed page and its cursor in one transaction. A
 // page whose print is among the prints the unit trusts is only counted as
-// unchanged, its records unread (see store.MatchPrint); any other is read
-// and merged with its counts and seen ids (writePage). It returns the
+// unchanged, its records unread (see store.MatchPrint: for a unit that
+// keeps its cursor, in one statement with no transaction); any other is
+// read and merged with its counts and seen ids (writePage). It returns the
 // oldest updated_at of the page (nil for a page found by its print: only
 // complete units trust prints, and they never stop early).
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
@@ -459,10 +494,20 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	// The records' canonical bytes share one buffer, and the canonicalizer
 	// with its buffers serves page after page: nothing of a page is held
 	// once it is stored.
+	lookup := u.printsFrom != 0
+	if lookup && u.KeepsCursor {
+		// The page's print, its count and the unit's cursor in one
+		// statement; a page not found is read and stored as any other.
+		found, err := store.MatchPrint(ctx, s.Pool, u.Key(), u.printsFrom, print, int64(len(raws)), cursorJSON(c))
+		if err != nil || found {
+			return nil, err
+		}
+		lookup = false
+	}
 	canon := canonicalizers.Get().(*canonicalizer)
 	defer canonicalizers.Put(canon)
 	var p *stagedPage
-	if u.printsFrom == 0 {
+	if !lookup {
 		// Nothing to look up first: read the page before the transaction.
 		var err error
 		if p, err = canon.stagePage(u, part, raws); err != nil {
@@ -471,7 +516,7 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	}
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		if p == nil {
-			found, err := store.MatchPrint(ctx, tx, u.Key(), u.printsFrom, print, int64(len(raws)))
+			found, err := store.MatchPrint(ctx, tx, u.Key(), u.printsFrom, print, int64(len(raws)), nil)
 			if err != nil {
 				return err
 			}
@@ -648,11 +693,19 @@ var ErrUnitDone = errors.New("unit already finished")
 // and its bookmark advanced, all in one transaction. It reports whether the
 // run finished with it.
 func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
-	err = store.LockUnitFunc(ctx, s.Pool, u.Key(), func(tx pgx.Tx, state string) error {
+	var trust store.PrintsTrust
+	var queue func(*pgx.Batch)
+	if u.printsFrom != 0 && u.Complete() && u.Entity.Parents == nil {
+		// A unit that trusted prints and has no parents to sweep by: the
+		// check of its pages, and their trust when none changed, travel
+		// with the lock (see sweep).
+		queue = func(b *pgx.Batch) { store.QueueTrustUnchanged(b, u.Key(), &trust) }
+	}
+	err = store.LockUnitQueueFunc(ctx, s.Pool, u.Key(), queue, func(tx pgx.Tx, state string) error {
 		if state != store.UnitRunning {
 			return ErrUnitDone
 		}
-		if err := s.sweep(ctx, tx, u); err != nil {
+		if err := s.sweep(ctx, tx, u, &trust); err != nil {
 			return err
 		}
 		if u.Inline {
@@ -670,8 +723,9 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 // for a complete listing what it did not return. A complete unit of a
 // printed entity keeps its pages' prints (see store.ClaimPrints); one that
 // found every kept page again and stored none has nothing to tombstone and
-// skips the sweep.
-func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit) error {
+// skips the sweep. trust is the check Finish queued with its lock, if it
+// did: when nothing changed, the prints are trusted already.
+func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit, trust *store.PrintsTrust) error {
 	e := u.Entity
 	var parentSwept int64
 	if e.Parents != nil {
@@ -695,7 +749,12 @@ func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit) error {
 		return sweepUnseen(ctx, tx, u)
 	}
 	changed := true
-	if u.printsFrom != 0 {
+	switch {
+	case trust.Queued():
+		if !trust.Changed() {
+			return nil // trusted with the lock
+		}
+	case u.printsFrom != 0:
 		var err error
 		if changed, err = store.PrintsChanged(ctx, tx, u.Key()); err != nil {
 			return fmt.Errorf("sweeping %s: %w", e.Name, err)

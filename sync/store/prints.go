@@ -95,20 +95,22 @@ FROM c`
 // (see ClaimPrints) hold its print: the print is marked seen by the unit's
 // run, and the unit's progress counts the page (fetched: its records,
 // repeats included) as PageProgress would count an unchanged page, and as
-// a known page. It
-// reports whether the print was found. Call it inside the page's
-// transaction.
-func MatchPrint(ctx context.Context, tx pgx.Tx, k UnitKey, from int64, print []byte, fetched int64) (bool, error) {
+// a known page. resume, when not nil, is saved as where the unit resumes
+// (see SaveResume) when the print is found. It reports whether the print
+// was found. Alone, one statement needs no transaction around it: nothing
+// changes unless the print is found, and then the page's mark, count and
+// cursor together.
+func MatchPrint(ctx context.Context, db Querier, k UnitKey, from int64, print []byte, fetched int64, resume []byte) (bool, error) {
 	var n int
-	err := tx.QueryRow(ctx, `WITH p AS (
+	err := db.QueryRow(ctx, `WITH p AS (
     UPDATE sync_page_prints SET seen_run = $1
     WHERE account_id = $2 AND entity = $3 AND print = $4 AND seen_run IN ($1, $5)
     RETURNING records, max_updated),
 progress AS (
     UPDATE sync_run_units u SET fetched = fetched + $6, unchanged = unchanged + p.records, pages = pages + 1, known_pages = known_pages + 1,
-        max_updated_at = GREATEST(u.max_updated_at, p.max_updated)
+        max_updated_at = GREATEST(u.max_updated_at, p.max_updated), resume = coalesce($7::jsonb, u.resume)
     FROM p WHERE u.run_id = $1 AND u.account_id = $2 AND u.entity = $3)
-SELECT count(*) FROM p`, k.RunID, k.AccountID, k.Entity, print, from, fetched).Scan(&n)
+SELECT count(*) FROM p`, k.RunID, k.AccountID, k.Entity, print, from, fetched, resume).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("looking up a page print of %s: %w", k.Entity, err)
 	}
@@ -120,10 +122,36 @@ SELECT count(*) FROM p`, k.RunID, k.AccountID, k.Entity, print, from, fetched).S
 // unfound: only then may its sweep have anything to tombstone.
 func PrintsChanged(ctx context.Context, tx pgx.Tx, k UnitKey) (bool, error) {
 	var changed bool
-	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3)
-    OR EXISTS (SELECT FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run <> $1)`,
-		k.RunID, k.AccountID, k.Entity).Scan(&changed)
+	err := tx.QueryRow(ctx, `SELECT `+printsChangedSQL, k.RunID, k.AccountID, k.Entity).Scan(&changed)
 	return changed, err
+}
+
+const printsChangedSQL = `EXISTS (SELECT FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3)
+    OR EXISTS (SELECT FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run <> $1)`
+
+// PrintsTrust is the result of QueueTrustUnchanged.
+type PrintsTrust struct {
+	changed bool
+	queued  bool
+}
+
+// Queued says whether QueueTrustUnchanged's statement ran.
+func (t *PrintsTrust) Queued() bool { return t.queued }
+
+// Changed is PrintsChanged's answer; when false, the prints are trusted.
+func (t *PrintsTrust) Changed() bool { return t.changed }
+
+// QueueTrustUnchanged queues, in b, PrintsChanged for unit k and, when
+// nothing changed, TrustPrints: the whole end of a unit that found every
+// kept page again, in one statement of its Finish's first round trip
+// (store.LockUnitQueueFunc). t holds the answer once b's results are read.
+func QueueTrustUnchanged(b *pgx.Batch, k UnitKey, t *PrintsTrust) {
+	b.Queue(`WITH ch AS (SELECT `+printsChangedSQL+` AS changed),
+trust AS (`+trustPrintsSQL+` SELECT $2, $3, $1 FROM ch WHERE NOT ch.changed `+trustPrintsConflictSQL+`)
+SELECT changed FROM ch`, k.RunID, k.AccountID, k.Entity).QueryRow(func(row pgx.Row) error {
+		t.queued = true
+		return row.Scan(&t.changed)
+	})
 }
 
 // KeepPrints makes the prints of (account, entity) those of the pages a
@@ -152,9 +180,15 @@ ON CONFLICT (account_id, entity, print) DO UPDATE SET ids = EXCLUDED.ids, record
 // TrustPrints ends a complete unit, once its sweep is done: the prints of
 // (account, entity) are trusted for the unit's run.
 func TrustPrints(ctx context.Context, tx pgx.Tx, k UnitKey) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO sync_bookmarks (account_id, entity, prints_run) VALUES ($2, $3, $1)
-ON CONFLICT (account_id, entity) DO UPDATE SET prints_run = EXCLUDED.prints_run`, k.RunID, k.AccountID, k.Entity); err != nil {
+	if _, err := tx.Exec(ctx, trustPrintsSQL+` VALUES ($2, $3, $1) `+trustPrintsConflictSQL, k.RunID, k.AccountID, k.Entity); err != nil {
 		return fmt.Errorf("trusting the page prints of %s: %w", k.Entity, err)
 	}
 	return nil
 }
+
+// trustPrintsSQL and trustPrintsConflictSQL frame the row TrustPrints
+// inserts ($1 run, $2 account, $3 entity).
+const (
+	trustPrintsSQL         = `INSERT INTO sync_bookmarks (account_id, entity, prints_run)`
+	trustPrintsConflictSQL = `ON CONFLICT (account_id, entity) DO UPDATE SET prints_run = EXCLUDED.prints_run`
+)

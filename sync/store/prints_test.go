@@ -77,3 +77,83 @@ func TestAClaimOfPrintsByAnIncompleteUnitEndsTheTrustAndUsesNone(t *testing.T) {
 	require.True(t, live, "an incremental unit does not sweep: nothing probed")
 	require.Zero(t, printsRun(t, pool, "a1", "campaigns"))
 }
+
+func TestAPageFoundByItsPrintIsCountedWithTheCursorAfterItInOneStatement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, kept := setupRuns(t)
+	_, err := pool.Exec(ctx, `INSERT INTO sync_page_prints (account_id, entity, print, ids, records, seen_run)
+VALUES ('a1', 'campaigns', '\x01', '{c1,c2}', 2, $1)`, kept)
+	require.NoError(t, err)
+	run, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	progress := func() (fetched, unchanged, pages int64, resume *string) {
+		require.NoError(t, pool.QueryRow(ctx, `SELECT fetched, unchanged, pages, resume::text FROM sync_run_units
+WHERE run_id = $1 AND account_id = $2 AND entity = $3`, k.RunID, k.AccountID, k.Entity).Scan(&fetched, &unchanged, &pages, &resume))
+		return
+	}
+
+	found, err := store.MatchPrint(ctx, pool, k, kept, []byte{2}, 3, []byte(`{"next":"p2"}`))
+	require.NoError(t, err)
+	require.False(t, found)
+	fetched, unchanged, pages, resume := progress()
+	require.Zero(t, fetched+unchanged+pages, "a page not found is not counted")
+	require.Nil(t, resume, "nor its cursor saved")
+
+	found, err = store.MatchPrint(ctx, pool, k, kept, []byte{1}, 3, []byte(`{"next":"p2"}`))
+	require.NoError(t, err)
+	require.True(t, found)
+	fetched, unchanged, pages, resume = progress()
+	require.Equal(t, [3]int64{3, 2, 1}, [3]int64{fetched, unchanged, pages})
+	require.NotNil(t, resume)
+	require.JSONEq(t, `{"next":"p2"}`, *resume)
+
+	// The unit's next attempt reads where it resumes as it starts.
+	st, err := store.BeginUnit(ctx, pool, k, nil)
+	require.NoError(t, err)
+	require.True(t, st.Started)
+	require.JSONEq(t, `{"next":"p2"}`, string(st.Resume))
+
+	// A restart from scratch forgets it.
+	require.NoError(t, store.RestartUnit(ctx, pool, k))
+	_, _, _, resume = progress()
+	require.Nil(t, resume)
+}
+
+func TestAUnitThatFoundEveryKeptPageTrustsThemWithItsLock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, kept := setupRuns(t)
+	_, err := pool.Exec(ctx, `INSERT INTO sync_page_prints (account_id, entity, print, ids, records, seen_run)
+VALUES ('a1', 'campaigns', '\x01', '{c1}', 1, $1), ('a1', 'campaigns', '\x02', '{c2}', 1, $1)`, kept)
+	require.NoError(t, err)
+	run, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	tx(t, pool, func(tx pgx.Tx) error {
+		return store.TrustPrints(ctx, tx, store.UnitKey{RunID: kept, AccountID: "a1", Entity: "campaigns"})
+	})
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	from, _ := claimQueued(t, pool, k, true)
+	require.Equal(t, kept, from)
+	lockAndTrust := func() (changed bool) {
+		var trust store.PrintsTrust
+		require.NoError(t, store.LockUnitQueueFunc(ctx, pool, k, func(b *pgx.Batch) { store.QueueTrustUnchanged(b, k, &trust) },
+			func(pgx.Tx, string) error { return nil }))
+		require.True(t, trust.Queued())
+		return trust.Changed()
+	}
+	found, err := store.MatchPrint(ctx, pool, k, kept, []byte{1}, 1, nil)
+	require.NoError(t, err)
+	require.True(t, found)
+	require.True(t, lockAndTrust(), "a kept page not found again")
+	require.Zero(t, printsRun(t, pool, "a1", "campaigns"), "nor trusted")
+
+	found, err = store.MatchPrint(ctx, pool, k, kept, []byte{2}, 1, nil)
+	require.NoError(t, err)
+	require.True(t, found)
+	require.False(t, lockAndTrust(), "every kept page found, none stored")
+	require.Equal(t, run, printsRun(t, pool, "a1", "campaigns"), "trusted for the unit's run")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -229,9 +230,19 @@ const lockUnitSQL = `SELECT state FROM sync_run_units WHERE run_id = $1 AND acco
 // with pgx.BeginFunc, fn's error rolls the transaction back, else it
 // commits.
 func LockUnitFunc(ctx context.Context, pool *pgxpool.Pool, k UnitKey, fn func(tx pgx.Tx, state string) error) error {
+	return LockUnitQueueFunc(ctx, pool, k, nil, fn)
+}
+
+// LockUnitQueueFunc is LockUnitFunc with queue's statements (queue may be
+// nil) sent after the lock in the same round trip: they run whatever the
+// state, and fn's error rolls them back with the rest.
+func LockUnitQueueFunc(ctx context.Context, pool *pgxpool.Pool, k UnitKey, queue func(*pgx.Batch), fn func(tx pgx.Tx, state string) error) error {
 	var state string
 	return BeginBatchFunc(ctx, pool, func(b *pgx.Batch) {
 		b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity).QueryRow(func(row pgx.Row) error { return row.Scan(&state) })
+		if queue != nil {
+			queue(b)
+		}
 	}, func(tx pgx.Tx) error { return fn(tx, state) })
 }
 
@@ -261,6 +272,9 @@ type UnitStart struct {
 	Fresh bool
 	// Started says the unit is now running.
 	Started bool
+	// Resume is the cursor the unit's last attempt saved (see SaveResume),
+	// nil when it saved none.
+	Resume []byte
 }
 
 // BeginUnit starts a unit's attempt in one statement: it reads the unit's
@@ -280,7 +294,7 @@ func BeginUnit(ctx context.Context, db Batcher, k UnitKey, freshAfter *time.Time
 // once b's results are read.
 func QueueBeginUnit(b *pgx.Batch, k UnitKey, freshAfter *time.Time, st *UnitStart) {
 	b.Queue(`WITH cur AS (
-    SELECT state FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3),
+    SELECT state, resume FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3),
 bm AS (
     SELECT bookmark, last_full_at, last_success_at FROM sync_bookmarks WHERE account_id = $2 AND entity = $3),
 d AS (
@@ -294,9 +308,9 @@ started AS (
     WHERE sync_run_units.state IN ('pending', 'running')
     RETURNING 1)
 SELECT coalesce((SELECT state FROM cur), ''), bm.bookmark, bm.last_full_at, bm.last_success_at, d.open AND d.fresh,
-    EXISTS (SELECT 1 FROM started)
+    EXISTS (SELECT 1 FROM started), (SELECT resume FROM cur)
 FROM d LEFT JOIN bm ON true`, k.RunID, k.AccountID, k.Entity, freshAfter).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&st.State, &st.Bookmark.Bookmark, &st.Bookmark.LastFullAt, &st.Bookmark.LastSuccessAt, &st.Fresh, &st.Started)
+		return row.Scan(&st.State, &st.Bookmark.Bookmark, &st.Bookmark.LastFullAt, &st.Bookmark.LastSuccessAt, &st.Fresh, &st.Started, &st.Resume)
 	})
 }
 
@@ -307,7 +321,7 @@ func RestartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
 	b := &pgx.Batch{}
 	b.Queue(startUnitSQL, k.RunID, k.AccountID, k.Entity)
 	b.Queue(`UPDATE sync_run_units SET fetched = 0, inserted = 0, updated = 0, unchanged = 0,
-    deleted = 0, pages = 0, max_updated_at = NULL WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+    deleted = 0, pages = 0, max_updated_at = NULL, resume = NULL WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 		k.RunID, k.AccountID, k.Entity)
 	b.Queue(forgetSeenSQL, k.RunID, k.AccountID, k.Entity)
 	return pool.SendBatch(ctx, b).Close()
@@ -327,6 +341,16 @@ func PagesProgress(ctx context.Context, tx pgx.Tx, k UnitKey, pages, fetched int
 WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
 		k.RunID, k.AccountID, k.Entity, fetched, mc.Inserted, mc.Updated, mc.Unchanged, mc.Deleted, maxUpdated, pages)
 	return err
+}
+
+// SaveResume records where unit k resumes (see UnitStart.Resume) in the
+// transaction that stored the page before it.
+func SaveResume(ctx context.Context, tx pgx.Tx, k UnitKey, resume []byte) error {
+	if _, err := tx.Exec(ctx, `UPDATE sync_run_units SET resume = $4 WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		k.RunID, k.AccountID, k.Entity, resume); err != nil {
+		return fmt.Errorf("saving where %s of account %s resumes: %w", k.Entity, k.AccountID, err)
+	}
+	return nil
 }
 
 // AddSwept adds tombstones made by a sweep to the unit's deleted count.
