@@ -8,7 +8,6 @@ import (
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
-	"github.com/adsync/adsync/sync/api"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -171,14 +170,7 @@ func TestAnEmptyListingCountsItsPageAtTheUnitsEnd(t *testing.T) {
 
 func TestAUnitResumesAfterThePagesItFoundByPrintAndCountsEachOnce(t *testing.T) {
 	t.Parallel()
-	b := setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 1, 60 }, func(d *jobs.Deps, fake *jobstest.Fake) {
-		d.SyncPageSize = 10
-		cfg := fake.Config(d.Pool)
-		cfg.MaxAttempts = 1 // a 500 ends the job's attempt
-		c, err := api.NewClient(cfg)
-		require.NoError(t, err)
-		d.API = c
-	})
+	b := setupOneAttempt(t)
 	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
 	first := b.run(t, full)
 	require.Equal(t, "succeeded", first.Outcome, first.Error)

@@ -269,16 +269,24 @@ WHERE kind = 'sync_unit' AND args->>'entity' = 'iab_categories'`).Scan(&queued))
 	require.Equal(t, 3, b.fake.Srv.Stats().Family("GET /12/iab_categories").Requests)
 }
 
-func TestInterruptedUnitResumesFromItsCheckpointWithoutDuplicates(t *testing.T) {
-	t.Parallel()
-	b := setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 1, 60 }, func(d *jobs.Deps, fake *jobstest.Fake) {
+// setupOneAttempt is setupSync for 60 campaigns of one account, synced
+// 10 a page by a client that sends each request once: a 500 ends the job's
+// attempt.
+func setupOneAttempt(t *testing.T) *syncBundle {
+	t.Helper()
+	return setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 1, 60 }, func(d *jobs.Deps, fake *jobstest.Fake) {
 		d.SyncPageSize = 10
 		cfg := fake.Config(d.Pool)
-		cfg.MaxAttempts = 1 // a 500 ends the job's attempt
+		cfg.MaxAttempts = 1
 		c, err := api.NewClient(cfg)
 		require.NoError(t, err)
 		d.API = c
 	})
+}
+
+func TestInterruptedUnitResumesFromItsCheckpointWithoutDuplicates(t *testing.T) {
+	t.Parallel()
+	b := setupOneAttempt(t)
 	// The third page request fails: pages one and two are stored with
 	// their cursor, the retry must ask for page three, not page one.
 	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/campaigns", Method: "GET", Every: 3, Times: 1, Kind: fixtures.Fault500})
