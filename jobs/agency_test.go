@@ -249,3 +249,19 @@ func TestAnalyticsAndAudienceCallsActAsAUserWhoseRoleAllowsThem(t *testing.T) {
 	}
 	t.Logf("%d account and need pairs had no allowed user", refused)
 }
+
+func TestWhoReachesAnAccountReadBeforeAListingRecordedItIsReadAgain(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, nil)
+	r := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	ctx := context.Background()
+	var acct string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT account_id FROM account_users ORDER BY 1 LIMIT 1`).Scan(&acct))
+	// Nobody reached the account when its reach was read (the listing had
+	// not committed yet); it is known by the time the choice looks: the
+	// only user acts, where an upload's batch used to fail for good.
+	u, err := b.deps.Users.ForReachers(ctx, acct, access.NeedRead, nil)
+	require.NoError(t, err)
+	require.NotNil(t, u)
+}

@@ -187,6 +187,13 @@ func (s *Set) ForReachers(ctx context.Context, accountID string, need Need, reac
 		if known, err := Known(ctx, s.Pool, accountID); err != nil || !known {
 			return users[0], err
 		}
+		// Known now, unknown when reach was read: a listing recorded the
+		// account in between (reach may come from a statement of its own,
+		// as Begin's). Rows of account_users are never deleted, so reach
+		// read again sees at least what made it known.
+		if reach, err = Reachers(ctx, s.Pool, accountID); err != nil {
+			return nil, fmt.Errorf("reading who reaches account %s: %w", accountID, err)
+		}
 	}
 	roles := map[string]string{}
 	var candidates []Candidate
