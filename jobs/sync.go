@@ -216,7 +216,7 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 		if stepErr != nil || skipped {
 			return stepErr
 		}
-		stepErr = s.Sync(ctx, u, cur, nil)
+		stepErr = s.Sync(ctx, u, cur)
 		return stepErr
 	})
 	if stepErr != nil {

@@ -77,7 +77,7 @@ func (l *Lifecycle) syncInline(ctx context.Context, u *Unit) error {
 		return err
 	}
 	u.Bookmark = bm.Bookmark
-	if err := l.Syncer.Sync(ctx, u, Cursor{}, nil); err != nil {
+	if err := l.Syncer.Sync(ctx, u, Cursor{}); err != nil {
 		return err
 	}
 	_, err = l.Syncer.Finish(ctx, u)

@@ -54,10 +54,9 @@ type Unit struct {
 	// Syncer.Users); nil: the Syncer's API client.
 	User *access.User
 	// KeepsCursor keeps the unit's cursor in its row of sync_run_units,
-	// saved by the statement that counts each page (see store.SaveResume):
-	// Sync then resumes where the unit's last attempt stopped, and calls no
-	// Checkpoint of its caller. A page found by its print is then one
-	// statement, with no transaction around it.
+	// saved with each page's count (see store.SaveResume): Sync then
+	// resumes where the unit's last attempt stopped. A unit without it
+	// starts from resume every time.
 	KeepsCursor bool
 
 	// printsFrom is the run whose page prints the unit trusts (see
@@ -148,11 +147,12 @@ func (s *Syncer) client(u *Unit) *api.Client {
 	return s.API
 }
 
-// Sync pages the unit's lists from resume, storing each page and its
-// checkpoint in one transaction. cp may be nil. A unit that keeps its
-// cursor resumes where it saved it, from resume only when it saved none (a
-// unit begun before units kept their cursor), and saves its own.
-func (s *Syncer) Sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint) error {
+// Sync pages the unit's lists from resume, storing each page in one
+// transaction. A unit that keeps its cursor stores it with each page,
+// resumes where it saved it, and from resume only when it saved none (a
+// unit begun before units kept their cursor).
+func (s *Syncer) Sync(ctx context.Context, u *Unit, resume Cursor) error {
+	var cp Checkpoint
 	if u.KeepsCursor {
 		if len(u.resume) > 0 {
 			resume = Cursor{}
@@ -471,9 +471,8 @@ type stagedPage struct {
 
 // storePage stores one listed page and its cursor in one transaction. A
 // page whose print is among the prints the unit trusts is only counted as
-// unchanged, its records unread (see store.MatchPrint: for a unit that
-// keeps its cursor, in one statement with no transaction); any other is
-// read and merged with its counts and seen ids (writePage). It returns the
+// unchanged, its records unread, in one statement with no transaction
+// (see store.MatchPrint); any other is read and merged with its counts and seen ids (writePage). It returns the
 // oldest updated_at of the page (nil for a page found by its print: only
 // complete units trust prints, and they never stop early).
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
@@ -491,52 +490,38 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	if u.Complete() && u.Entity.Printed() {
 		print = pagePrint(part, raws)
 	}
-	// The records' canonical bytes share one buffer, and the canonicalizer
-	// with its buffers serves page after page: nothing of a page is held
-	// once it is stored.
-	lookup := u.printsFrom != 0
-	if lookup && u.KeepsCursor {
+	if u.printsFrom != 0 {
 		// The page's print, its count and the unit's cursor in one
-		// statement; a page not found is read and stored as any other.
-		found, err := store.MatchPrint(ctx, s.Pool, u.Key(), u.printsFrom, print, int64(len(raws)), cursorJSON(c))
+		// statement, no transaction (cp, when set, is the unit's own
+		// cursor); a page not found is read and stored as any other.
+		var resume []byte
+		if cp != nil {
+			resume = cursorJSON(c)
+		}
+		found, err := store.MatchPrint(ctx, s.Pool, u.Key(), u.printsFrom, print, int64(len(raws)), resume)
 		if err != nil || found {
 			return nil, err
 		}
-		lookup = false
 	}
+	// The records' canonical bytes share one buffer, and the canonicalizer
+	// with its buffers serves page after page: nothing of a page is held
+	// once it is stored.
 	canon := canonicalizers.Get().(*canonicalizer)
 	defer canonicalizers.Put(canon)
-	var p *stagedPage
-	if !lookup {
-		// Nothing to look up first: read the page before the transaction.
-		var err error
-		if p, err = canon.stagePage(u, part, raws); err != nil {
-			return nil, err
-		}
+	p, err := canon.stagePage(u, part, raws)
+	if err != nil {
+		return nil, err
 	}
-	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		if p == nil {
-			found, err := store.MatchPrint(ctx, tx, u.Key(), u.printsFrom, print, int64(len(raws)), nil)
-			if err != nil {
-				return err
-			}
-			if !found {
-				if p, err = canon.stagePage(u, part, raws); err != nil {
-					return err
-				}
-			}
-		}
-		if p != nil {
-			if err := s.writePage(ctx, tx, u, part, p, print); err != nil {
-				return err
-			}
+	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if err := s.writePage(ctx, tx, u, part, p, print); err != nil {
+			return err
 		}
 		if cp != nil {
 			return cp(ctx, tx, c)
 		}
 		return nil
 	})
-	if err != nil || p == nil {
+	if err != nil {
 		return nil, err
 	}
 	return p.oldest, nil
