@@ -35,16 +35,25 @@ func printsRun(t *testing.T, pool *pgxpool.Pool, accountID, entity string) int64
 	return *run
 }
 
+// trustedThenNextRun trusts the prints of campaigns of account a1 for a
+// run, and returns that run and the unit key of the same campaigns in a
+// next run (not started).
+func trustedThenNextRun(t *testing.T) (*pgxpool.Pool, int64, store.UnitKey) {
+	t.Helper()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	tx(t, pool, func(tx pgx.Tx) error {
+		return store.TrustPrints(ctx, tx, store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"})
+	})
+	next, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
+	require.NoError(t, err)
+	return pool, run, store.UnitKey{RunID: next, AccountID: "a1", Entity: "campaigns"}
+}
+
 func TestAQueuedClaimOfPrintsTakesThemOnlyForARunningUnitAndOnlyOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, run := setupRuns(t)
-	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
-	tx(t, pool, func(tx pgx.Tx) error { return store.TrustPrints(ctx, tx, k) })
-
-	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
-	require.NoError(t, err)
-	k2 := store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}
+	pool, run, k2 := trustedThenNextRun(t)
 	claimQueued(t, pool, k2, true)
 	require.Equal(t, run, printsRun(t, pool, "a1", "campaigns"), "a unit that did not start claims nothing")
 
@@ -62,15 +71,9 @@ func TestAQueuedClaimOfPrintsTakesThemOnlyForARunningUnitAndOnlyOnce(t *testing.
 func TestAClaimOfPrintsByAnIncompleteUnitEndsTheTrustAndUsesNone(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, run := setupRuns(t)
-	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
-	tx(t, pool, func(tx pgx.Tx) error { return store.TrustPrints(ctx, tx, k) })
+	pool, _, k2 := trustedThenNextRun(t)
 	_, err := pool.Exec(ctx, `UPDATE sync_bookmarks SET bookmark = now() WHERE account_id = 'a1' AND entity = 'campaigns'`)
 	require.NoError(t, err)
-
-	run2, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
-	require.NoError(t, err)
-	k2 := store.UnitKey{RunID: run2, AccountID: "a1", Entity: "campaigns"}
 	require.NoError(t, store.StartUnit(ctx, pool, k2))
 	from, live := claimQueued(t, pool, k2, false)
 	require.Zero(t, from, "an incremental listing recognises no page")
@@ -125,16 +128,11 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3`, k.RunID, k.AccountID, k.
 func TestAUnitThatFoundEveryKeptPageTrustsThemWithItsLock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, kept := setupRuns(t)
+	pool, kept, k := trustedThenNextRun(t)
 	_, err := pool.Exec(ctx, `INSERT INTO sync_page_prints (account_id, entity, print, ids, records, seen_run)
 VALUES ('a1', 'campaigns', '\x01', '{c1}', 1, $1), ('a1', 'campaigns', '\x02', '{c2}', 1, $1)`, kept)
 	require.NoError(t, err)
-	run, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
-	require.NoError(t, err)
-	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
-	tx(t, pool, func(tx pgx.Tx) error {
-		return store.TrustPrints(ctx, tx, store.UnitKey{RunID: kept, AccountID: "a1", Entity: "campaigns"})
-	})
+	run := k.RunID
 	require.NoError(t, store.StartUnit(ctx, pool, k))
 	from, _ := claimQueued(t, pool, k, true)
 	require.Equal(t, kept, from)
