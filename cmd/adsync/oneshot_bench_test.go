@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -17,14 +20,19 @@ const oneShotCPULimit = 250 * time.Millisecond
 // own process, five times (the first on empty tables, the others
 // incremental), and reports the median client CPU seconds of one run, start
 // to exit: start-up, the River client, the migrations check, the work,
-// shutdown. The limit is oneShotCPULimit.
+// shutdown. The limit is oneShotCPULimit. With ADSYNC_BENCH_PROFILE=DIR
+// each run writes its CPU profile to DIR/oneshot-N.pprof.
 func BenchmarkOneShotSync(b *testing.B) {
 	e := newEnv(b, func(o *fixtures.Options) { o.Accounts = 2 }, "")
 	for range b.N {
 		var cpu, wall []time.Duration
-		for range 5 {
+		for i := range 5 {
+			args := []string{"sync", "--wait"}
+			if dir := os.Getenv("ADSYNC_BENCH_PROFILE"); dir != "" {
+				args = append(args, "--cpuprofile", filepath.Join(dir, fmt.Sprintf("oneshot-%d.pprof", i)))
+			}
 			start := time.Now()
-			p := e.start(b, "sync", "--wait")
+			p := e.start(b, args...)
 			<-p.done
 			wall = append(wall, time.Since(start))
 			require.Equal(b, 0, p.status, p.output())
