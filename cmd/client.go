@@ -97,7 +97,15 @@ func (a *app) appConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, er
 		cfg.OnResponse = a.metrics.APIResponse
 	}
 	if pool != nil {
-		cfg.Governor = api.NewGovernor(api.PGStore{Pool: pool})
+		gov := api.NewGovernor(api.PGStore{Pool: pool})
+		// Before the pool closes: the answers' observations kept for the
+		// next reservation (see api.Governor.ObserveDelay).
+		a.onClose(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = gov.Flush(ctx)
+		})
+		cfg.Governor = gov
 		cfg.Bearer = api.NewBearerSource(api.PGBearerStore{Pool: pool})
 	}
 	if a.metrics != nil {

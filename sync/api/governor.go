@@ -37,14 +37,22 @@ type BudgetStore interface {
 // batchStore is a BudgetStore that serves the buckets of one request in
 // one call (the Postgres store: one round trip instead of one per bucket).
 type batchStore interface {
-	// ReserveEach takes one request from each bucket whose window has
-	// room now (or is over), as Reserve does, and reports which did. A
-	// bucket it reports false for (no room, or no window yet) is left to
-	// Reserve.
-	ReserveEach(ctx context.Context, buckets []string, now time.Time, ttl time.Duration) ([]bool, error)
-	// ObserveEach is Observe for each bucket whose rate limit is not nil,
-	// Release for the others.
-	ObserveEach(ctx context.Context, buckets []string, rls []*RateLimit, now time.Time) error
+	// ReserveEach records the observations first (as ObserveEach), then
+	// takes one request from each bucket whose window has room now (or is
+	// over), as Reserve does, and reports which did. A bucket it reports
+	// false for (no room, or no window yet) is left to Reserve.
+	ReserveEach(ctx context.Context, observed []Observation, buckets []string, now time.Time, ttl time.Duration) ([]bool, error)
+	// ObserveEach is Observe for each observation whose rate limit is not
+	// nil, Release for the others.
+	ObserveEach(ctx context.Context, observed []Observation) error
+}
+
+// Observation is what one answer told of one bucket: its rate limit at
+// Now, or nil when the answer carried none (the reservation only ends).
+type Observation struct {
+	Bucket string
+	RL     *RateLimit
+	Now    time.Time
 }
 
 // Governor decides whether a request may be sent now. It does not send a
@@ -65,6 +73,18 @@ type Governor struct {
 	// Log receives a line for every wait longer than LongWait (NewClient
 	// sets it to the client's logger when nil).
 	Log *zap.Logger
+	// ObserveDelay, when positive, lets a store that reserves a request's
+	// buckets in one call (the Postgres store) keep an answer's
+	// observation of buckets with room to spare for up to this long: the
+	// next reservation carries it in its own round trip, and a timer sends
+	// what none carried. Until then the request still counts in flight, so
+	// every process sees less room, never more. An answer that leaves a
+	// bucket little room is recorded at once. Flush sends what is kept.
+	ObserveDelay time.Duration
+
+	pendingMu sync.Mutex
+	pending   []Observation
+	flushing  *time.Timer
 
 	// unlimitedUntil holds, by endpoint, the end of the window in which the
 	// service answered it without any rate-limit header: until then its
@@ -80,11 +100,16 @@ func NewGovernor(store BudgetStore) *Governor {
 		Store: store,
 		Presets: map[string]Budget{EndpointAudienceUsers: {Limit: 1500, Window: time.Minute},
 			EndpointTargetingCriteria: {Limit: 400, Window: 15 * time.Minute}},
-		MaxWait: 70 * time.Second,
-		Now:     time.Now,
-		Sleep:   sleepCtx,
+		MaxWait:      70 * time.Second,
+		Now:          time.Now,
+		Sleep:        sleepCtx,
+		ObserveDelay: defaultObserveDelay,
 	}
 }
+
+// defaultObserveDelay is how long an observation with room to spare may
+// wait for the next reservation (see Governor.ObserveDelay).
+const defaultObserveDelay = 25 * time.Millisecond
 
 // TotalCountSuffix marks the rate-limit key of requests using
 // with_total_count, which the service limits separately and much lower (200
@@ -128,6 +153,8 @@ func (g *Governor) Acquire(ctx context.Context, endpoint, user, accountID string
 	if ok, err := g.reserveEach(ctx, buckets); ok || err != nil {
 		return buckets, err
 	}
+	// One bucket at a time, each decision seeing every answer so far.
+	_ = g.Flush(ctx)
 	for {
 		now := g.Now()
 		var reserved []string
@@ -180,8 +207,10 @@ func (g *Governor) reserveEach(ctx context.Context, buckets []string) (bool, err
 	if !ok || len(buckets) < 2 {
 		return false, nil
 	}
-	oks, err := bs.ReserveEach(ctx, buckets, g.Now(), g.inflightTTL())
+	observed := g.takePending()
+	oks, err := bs.ReserveEach(ctx, observed, buckets, g.Now(), g.inflightTTL())
 	if err != nil {
+		g.keepPending(observed)
 		return false, err
 	}
 	var reserved []string
@@ -214,26 +243,79 @@ func (g *Governor) release(ctx context.Context, buckets []string) {
 func (g *Governor) Observe(ctx context.Context, buckets []string, user, account *RateLimit) {
 	ctx = context.WithoutCancel(ctx)
 	now := g.Now()
-	rls := make([]*RateLimit, len(buckets))
-	for i := range buckets {
+	observed := make([]Observation, len(buckets))
+	for i, b := range buckets {
+		observed[i] = Observation{Bucket: b, RL: account, Now: now}
 		if i == 0 {
-			rls[i] = user
-		} else {
-			rls[i] = account
+			observed[i].RL = user
 		}
 	}
 	if bs, ok := g.Store.(batchStore); ok && len(buckets) > 1 {
-		_ = bs.ObserveEach(ctx, buckets, rls, now)
+		if g.ObserveDelay > 0 && roomToSpare(observed) {
+			g.keepPending(observed)
+			return
+		}
+		_ = bs.ObserveEach(ctx, append(g.takePending(), observed...))
 		return
 	}
-	for i, b := range buckets {
-		rl := rls[i]
-		if rl == nil {
-			_ = g.Store.Release(ctx, b)
+	for _, o := range observed {
+		if o.RL == nil {
+			_ = g.Store.Release(ctx, o.Bucket)
 			continue
 		}
-		_ = g.Store.Observe(ctx, b, *rl, now)
+		_ = g.Store.Observe(ctx, o.Bucket, *o.RL, now)
 	}
+}
+
+// roomToSpare says whether every observed window keeps a tenth of its
+// limit: an observation that may wait (see Governor.ObserveDelay).
+func roomToSpare(observed []Observation) bool {
+	for _, o := range observed {
+		if o.RL != nil && o.RL.Remaining*10 < o.RL.Limit {
+			return false
+		}
+	}
+	return true
+}
+
+// keepPending keeps observations for the next reservation, and makes sure
+// a timer sends them if none comes within ObserveDelay.
+func (g *Governor) keepPending(observed []Observation) {
+	g.pendingMu.Lock()
+	defer g.pendingMu.Unlock()
+	g.pending = append(g.pending, observed...)
+	if g.flushing == nil {
+		g.flushing = time.AfterFunc(g.ObserveDelay, func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = g.Flush(ctx) // lost, the reservations end at their InflightTTL
+		})
+	}
+}
+
+// takePending hands over the kept observations.
+func (g *Governor) takePending() []Observation {
+	g.pendingMu.Lock()
+	defer g.pendingMu.Unlock()
+	observed := g.pending
+	g.pending = nil
+	if g.flushing != nil {
+		g.flushing.Stop()
+		g.flushing = nil
+	}
+	return observed
+}
+
+// Flush records the observations kept for the next reservation (see
+// ObserveDelay) now. A process calls it before it exits. Observations it
+// could not record are dropped: like those of a process that died, their
+// reservations stop counting after InflightTTL.
+func (g *Governor) Flush(ctx context.Context) error {
+	observed := g.takePending()
+	if len(observed) == 0 {
+		return nil
+	}
+	return g.Store.(batchStore).ObserveEach(context.WithoutCancel(ctx), observed)
 }
 
 // unlimitedRequests is the room of a bucket the service does not limit.

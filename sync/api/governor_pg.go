@@ -88,11 +88,12 @@ func reserveArgs(bucket string, now time.Time, ttl time.Duration) []any {
 	return []any{bucket, now, defaultPeriod.Milliseconds(), ttl.Milliseconds()}
 }
 
-// ReserveEach implements batchStore: each bucket's reservation is the
-// statement reserve sends, all of them in one round trip and one
-// transaction.
-func (s PGStore) ReserveEach(ctx context.Context, buckets []string, now time.Time, ttl time.Duration) (ok []bool, err error) {
+// ReserveEach implements batchStore: the observations' statements, then
+// each bucket's reservation (the statement reserve sends), all of them in
+// one round trip and one transaction.
+func (s PGStore) ReserveEach(ctx context.Context, observed []Observation, buckets []string, now time.Time, ttl time.Duration) (ok []bool, err error) {
 	b := &pgx.Batch{}
+	queueObservations(b, observed)
 	for _, bucket := range buckets {
 		b.Queue(reserveSQL, reserveArgs(bucket, now, ttl)...)
 	}
@@ -102,6 +103,11 @@ func (s PGStore) ReserveEach(ctx context.Context, buckets []string, now time.Tim
 			err = cerr
 		}
 	}()
+	for range observed {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
 	ok = make([]bool, len(buckets))
 	for i := range buckets {
 		tag, err := br.Exec()
@@ -127,18 +133,23 @@ func (s PGStore) Observe(ctx context.Context, bucket string, rl RateLimit, now t
 	return err
 }
 
-// ObserveEach implements batchStore: Observe for each bucket with a rate
-// limit, Release for each without, in one round trip and one transaction.
-func (s PGStore) ObserveEach(ctx context.Context, buckets []string, rls []*RateLimit, now time.Time) error {
+// ObserveEach implements batchStore: Observe for each observation with a
+// rate limit, Release for each without, in one round trip and one
+// transaction.
+func (s PGStore) ObserveEach(ctx context.Context, observed []Observation) error {
 	b := &pgx.Batch{}
-	for i, bucket := range buckets {
-		if rls[i] == nil {
-			b.Queue(releaseSQL, bucket)
+	queueObservations(b, observed)
+	return s.Pool.SendBatch(ctx, b).Close()
+}
+
+func queueObservations(b *pgx.Batch, observed []Observation) {
+	for _, o := range observed {
+		if o.RL == nil {
+			b.Queue(releaseSQL, o.Bucket)
 			continue
 		}
-		b.Queue(observeSQL, observeArgs(bucket, *rls[i], now)...)
+		b.Queue(observeSQL, observeArgs(o.Bucket, *o.RL, o.Now)...)
 	}
-	return s.Pool.SendBatch(ctx, b).Close()
 }
 
 func observeArgs(bucket string, rl RateLimit, now time.Time) []any {

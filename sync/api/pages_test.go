@@ -269,6 +269,7 @@ func TestPGGovernorReservesAndObservesEveryBucketOfARequest(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{mine, account}, b, "unknown windows: one probe each")
 	g.Observe(ctx, b, &api.RateLimit{Limit: 10, Remaining: 5, Reset: reset}, &api.RateLimit{Limit: 2, Remaining: 1, Reset: reset})
+	require.NoError(t, g.Flush(ctx))
 	for bucket, want := range map[string]int{mine: 5, account: 1} {
 		remaining, inflight := row(bucket)
 		require.Equal(t, [2]int{want, 0}, [2]int{remaining, inflight}, bucket)
@@ -288,10 +289,67 @@ func TestPGGovernorReservesAndObservesEveryBucketOfARequest(t *testing.T) {
 	require.Equal(t, 1, inflight, "the request held back keeps no reservation of the endpoint's bucket")
 
 	g.Observe(ctx, b, &api.RateLimit{Limit: 10, Remaining: 4, Reset: reset}, nil)
+	require.NoError(t, g.Flush(ctx))
 	remaining, inflight := row(mine)
 	require.Equal(t, [2]int{4, 0}, [2]int{remaining, inflight})
 	remaining, inflight = row(account)
 	require.Equal(t, [2]int{1, 0}, [2]int{remaining, inflight}, "an answer without the account's headers only ends its reservation")
+}
+
+// An answer that leaves its windows room to spare is recorded with the
+// next reservation, in its round trip (until then its request still counts
+// in flight); one that leaves little room is recorded at once; what no
+// reservation carried is recorded by Flush, or by a timer.
+func TestPGGovernorRecordsAnAnswerWithRoomToSpareWithTheNextReservation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := migratedPool(t)
+	g := api.NewGovernor(api.PGStore{Pool: pool})
+	g.ObserveDelay = time.Hour // only a reservation or Flush records
+	now := time.Now()
+	g.Now = func() time.Time { return now }
+	const endpoint, user = "GET /x", "u1"
+	mine, account := endpoint+"|user:"+user, endpoint+"|user:"+user+"|account:a1"
+	type state struct{ Remaining, Inflight int }
+	row := func(bucket string) state {
+		t.Helper()
+		var st state
+		require.NoError(t, pool.QueryRow(ctx, `SELECT remaining, inflight FROM api_rate_limits WHERE bucket = $1`, bucket).
+			Scan(&st.Remaining, &st.Inflight))
+		return st
+	}
+	reset := now.Add(15 * time.Minute)
+	answer := func(b []string, remaining int) { // the account's share keeps 40 of 50
+		g.Observe(ctx, b, &api.RateLimit{Limit: 100, Remaining: remaining, Reset: reset}, &api.RateLimit{Limit: 50, Remaining: 40, Reset: reset})
+	}
+
+	b, err := g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	answer(b, 90)
+	require.Equal(t, state{1, 1}, row(mine), "kept: the probe still counts in flight")
+	b, err = g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	require.Equal(t, state{90, 1}, row(mine), "recorded with the next reservation, which counts in flight")
+	require.Equal(t, state{40, 1}, row(account))
+
+	answer(b, 9)
+	require.Equal(t, state{9, 0}, row(mine), "an answer leaving under a tenth of the limit is recorded at once")
+
+	b, err = g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	answer(b, 80)
+	require.Equal(t, state{9, 1}, row(mine))
+	require.NoError(t, g.Flush(ctx))
+	require.Equal(t, state{9, 0}, row(mine), "Flush records it (the lower remaining of one window is kept)")
+	require.Equal(t, state{40, 0}, row(account))
+
+	g.ObserveDelay = 10 * time.Millisecond
+	b, err = g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	require.Equal(t, 1, row(mine).Inflight)
+	answer(b, 70)
+	require.Eventually(t, func() bool { return row(mine).Inflight == 0 }, 5*time.Second, 5*time.Millisecond,
+		"the timer records what no reservation carried")
 }
 
 func TestPagesThatReuseBodiesHandEachPageWhole(t *testing.T) {
