@@ -208,3 +208,51 @@ func TestAUnitResumesAfterThePagesItFoundByPrintAndCountsEachOnce(t *testing.T) 
 	require.Equal(t, listed, known)
 	requireTruth(t, b, "campaigns")
 }
+
+// An incremental unit that lists records equal to their rows (the overlap
+// of its bookmark) counts each such page with its cursor in one statement:
+// after a failed request the retry asks for the next page, not the first,
+// counts every page once and writes no row. A page with a changed record is
+// stored by its transaction as before.
+func TestAnIncrementalUnitResumesAfterItsUnchangedPagesAndCountsEachOnce(t *testing.T) {
+	t.Parallel()
+	b := setupOneAttempt(t)
+	incremental := jobs.SyncRunArgs{Entities: []string{"campaigns"}}
+	first := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true})
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	// Changed records: the next incremental run stores them, and the one
+	// after lists them again (they are within its overlap), unchanged.
+	_, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "campaigns", Change: 35})
+	require.NoError(t, err)
+	second := b.run(t, incremental)
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	require.EqualValues(t, 35, entityCounts(second, "campaigns").Updated)
+	requireTruth(t, b, "campaigns")
+	before := rowStates(t, b.pool, "campaigns")
+
+	family := "GET /12/accounts/{account_id}/campaigns"
+	sent := b.fake.Srv.Stats().Family(family).Requests
+	b.fake.Srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/campaigns", Method: "GET", Every: 3, Times: 1, Kind: fixtures.Fault500})
+	third := b.run(t, incremental)
+	require.Equal(t, "succeeded", third.Outcome, third.Error)
+	listed, known := unitPages(t, b.pool, third.ID, "campaigns")
+	require.GreaterOrEqual(t, listed, 4)
+	require.Zero(t, known, "an incremental unit finds no page by its print")
+	require.Equal(t, listed+1, b.fake.Srv.Stats().Family(family).Requests-sent, "every page once, plus the failed request")
+	c := entityCounts(third, "campaigns")
+	require.GreaterOrEqual(t, c.Fetched, int64(35))
+	require.Equal(t, c.Fetched, c.Unchanged)
+	require.Zero(t, c.Inserted+c.Updated+c.Deleted)
+	require.Equal(t, before, rowStates(t, b.pool, "campaigns"), "no row was written")
+	var attempts int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT attempt FROM river_job WHERE kind = 'sync_unit' AND (args->>'run_id')::bigint = $1`, third.ID).Scan(&attempts))
+	require.Equal(t, 2, attempts)
+
+	// The same listing without a failure counts the same: none counted twice.
+	fourth := b.run(t, incremental)
+	require.Equal(t, "succeeded", fourth.Outcome, fourth.Error)
+	require.Equal(t, c, entityCounts(fourth, "campaigns"))
+	again, _ := unitPages(t, b.pool, fourth.ID, "campaigns")
+	require.Equal(t, listed, again)
+}

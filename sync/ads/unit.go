@@ -512,6 +512,9 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	if err != nil {
 		return nil, err
 	}
+	if unchanged, err := s.countIfUnchanged(ctx, u, p, c, cp); err != nil || unchanged {
+		return p.oldest, err
+	}
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		if err := s.writePage(ctx, tx, u, part, p, print); err != nil {
 			return err
@@ -525,6 +528,43 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		return nil, err
 	}
 	return p.oldest, nil
+}
+
+// hashes are the doc_hash of each of the page's records.
+func (p *stagedPage) hashes() []string {
+	hashes := make([]string, len(p.recs))
+	for i := range p.recs {
+		hashes[i] = p.recs[i].DocHash
+	}
+	return hashes
+}
+
+// unchangedProgress is what the page adds to u when no record differs.
+func (p *stagedPage) unchangedProgress(u *Unit) *store.UnchangedProgress {
+	return &store.UnchangedProgress{Unit: u.Key(), Fetched: int64(len(p.raws)), Records: int64(len(p.recs)), MaxUpdated: p.newest}
+}
+
+// countIfUnchanged counts a page of an incremental unit whose records all
+// equal their rows, with the unit's cursor after it (when it keeps one), in
+// one statement and no transaction: such a page has nothing to store. It
+// reports false, having recorded nothing, for a page with a record to
+// store, which storePage's transaction then sorts again. A complete unit's
+// page marks its ids seen and an access list's records the accounts its
+// user reaches: those always take the transaction.
+func (s *Syncer) countIfUnchanged(ctx context.Context, u *Unit, p *stagedPage, c Cursor, cp Checkpoint) (bool, error) {
+	e := u.Entity
+	if u.Complete() || e.AccessList || len(p.recs) == 0 {
+		return false, nil
+	}
+	progress := p.unchangedProgress(u)
+	if cp != nil {
+		progress.Resume = cursorJSON(c)
+	}
+	fresh, changed, err := store.ChangedRecords(ctx, store.Unprepared{DB: s.Pool}, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), nil, progress)
+	if err != nil {
+		return false, fmt.Errorf("storing %s: %w", e.Name, err)
+	}
+	return len(fresh) == 0 && len(changed) == 0, nil
 }
 
 // pagePrint is the print of a listed page (see store.ClaimPrints): the
@@ -647,17 +687,12 @@ func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage
 		return nil, nil, false, nil
 	}
 	e := u.Entity
-	hashes := make([]string, len(p.recs))
-	for i := range p.recs {
-		hashes[i] = p.recs[i].DocHash
-	}
 	var seen *store.Seen
 	if u.Complete() {
 		seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name,
 			Print: print, Records: len(p.recs), MaxUpdated: p.newest}
 	}
-	progress := &store.UnchangedProgress{Unit: u.Key(), Fetched: int64(len(p.raws)), Records: int64(len(p.recs)), MaxUpdated: p.newest}
-	newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, p.ids, hashes, seen, progress)
+	newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), seen, p.unchangedProgress(u))
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("storing %s: %w", e.Name, err)
 	}
@@ -678,6 +713,14 @@ var ErrUnitDone = errors.New("unit already finished")
 // and its bookmark advanced, all in one transaction. It reports whether the
 // run finished with it.
 func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
+	if !u.Inline && !u.sweeps() {
+		// Nothing to read before the completion: one round trip.
+		state, done, err := store.FinishRunningUnit(ctx, s.Pool, u.Key(), u.Complete(), u.emptyPages)
+		if err == nil && !store.UnitOpen(state) {
+			return false, ErrUnitDone
+		}
+		return done, err
+	}
 	var trust store.PrintsTrust
 	var queue func(*pgx.Batch)
 	if u.printsFrom != 0 && u.Complete() && u.Entity.Parents == nil {
@@ -703,6 +746,19 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 	return runDone, err
 }
 
+// sweeps says whether u's end may have rows to tombstone (see sweep):
+// children of parents stored deleted, or what its listing did not return.
+func (u *Unit) sweeps() bool {
+	return u.Entity.Parents != nil || u.sweepsUnlisted()
+}
+
+// sweepsUnlisted says whether u's end tombstones what its listing did not
+// return: a complete listing stored page by page (a streamed one made its
+// tombstones with its records).
+func (u *Unit) sweepsUnlisted() bool {
+	return u.Complete() && !u.Entity.Streamed()
+}
+
 // sweep tombstones, in Finish's transaction, the rows of the unit's account
 // that its listing leaves out: children of parents stored deleted, and
 // for a complete listing what it did not return. A complete unit of a
@@ -726,8 +782,7 @@ func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit, trust *store.Pri
 			}
 		}
 	}
-	// A streamed listing made its tombstones with its records.
-	if !u.Complete() || e.Streamed() {
+	if !u.sweepsUnlisted() {
 		return nil
 	}
 	if !e.Printed() {

@@ -104,3 +104,55 @@ func TestTheLastBatchOfALockedUnitCommitsItAndNothingRunsAfter(t *testing.T) {
 	require.Equal(t, int64(2), c.Fetched)
 	require.Zero(t, pool.Stat().AcquiredConns())
 }
+
+// A unit with nothing to sweep ends in one round trip: locked, completed
+// with its empty pages counted and its bookmark advanced, and its run
+// finished when it was the last. A unit no longer running is left as it
+// was, and its state says so.
+func TestARunningUnitFinishesInOneBatchAndAnEndedOneIsLeftAsItWas(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k1 := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	k2 := store.UnitKey{RunID: run, AccountID: "a2", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k1))
+	require.NoError(t, store.StartUnit(ctx, pool, k2))
+	pages := func(k store.UnitKey) (n int) {
+		t.Helper()
+		require.NoError(t, pool.QueryRow(ctx, `SELECT pages FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+			k.RunID, k.AccountID, k.Entity).Scan(&n))
+		return n
+	}
+
+	state, done, err := store.FinishRunningUnit(ctx, pool, k1, false, 2)
+	require.NoError(t, err)
+	require.Equal(t, store.UnitRunning, state)
+	require.False(t, done, "a2 is still running")
+	require.Equal(t, store.UnitSucceeded, stateOf(t, pool, k1))
+	require.Equal(t, 2, pages(k1))
+	bm, err := store.GetBookmark(ctx, pool, "a1", "campaigns")
+	require.NoError(t, err)
+	require.NotNil(t, bm.LastSuccessAt)
+	require.Nil(t, bm.LastFullAt, "an incremental unit")
+
+	state, done, err = store.FinishRunningUnit(ctx, pool, k1, true, 5)
+	require.NoError(t, err)
+	require.Equal(t, store.UnitSucceeded, state)
+	require.False(t, done)
+	require.Equal(t, 2, pages(k1), "an ended unit is left as it was")
+	again, err := store.GetBookmark(ctx, pool, "a1", "campaigns")
+	require.NoError(t, err)
+	require.Equal(t, bm, again)
+
+	state, done, err = store.FinishRunningUnit(ctx, pool, k2, true, 0)
+	require.NoError(t, err)
+	require.Equal(t, store.UnitRunning, state)
+	require.True(t, done, "its run's last unit")
+	r, err := store.GetRun(ctx, pool, run)
+	require.NoError(t, err)
+	require.Equal(t, store.RunSucceeded, r.Outcome)
+	full, err := store.GetBookmark(ctx, pool, "a2", "campaigns")
+	require.NoError(t, err)
+	require.NotNil(t, full.LastFullAt)
+	require.Zero(t, pool.Stat().AcquiredConns())
+}

@@ -185,6 +185,17 @@ type Querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// Unprepared is a Querier that sends each statement without preparing it
+// first: one round trip where a statement new to the connection takes two
+// (a prepare, then the statement), and nothing kept on the connection. For
+// statements whose text names a table, each sent a few times by a short
+// process. Parameters are typed by their Go type.
+type Unprepared struct{ DB Querier }
+
+func (u Unprepared) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return u.DB.QueryRow(ctx, sql, append([]any{pgx.QueryExecModeExec}, args...)...)
+}
+
 // PendingUnits lists the units of a run not yet started, the entity except
 // aside.
 func PendingUnits(ctx context.Context, tx pgx.Tx, runID int64, except string) ([]UnitKey, error) {
@@ -386,9 +397,11 @@ func CompleteUnit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) error {
 	return err
 }
 
+// completeUnitSQL marks an open unit succeeded and advances its bookmark;
+// a unit that ended (succeeded, failed, skipped) is left as it is.
 const completeUnitSQL = `WITH u AS (
     UPDATE sync_run_units SET state = 'succeeded', finished_at = now(), error = NULL
-    WHERE run_id = $1 AND account_id = $2 AND entity = $3 RETURNING max_updated_at)
+    WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state IN ('pending', 'running') RETURNING max_updated_at)
 INSERT INTO sync_bookmarks (account_id, entity, bookmark, last_full_at, last_success_at)
 SELECT $2, $3, u.max_updated_at, CASE WHEN $4 THEN now() END, now() FROM u
 ON CONFLICT (account_id, entity) DO UPDATE SET
@@ -441,7 +454,38 @@ func CompleteUnitFinishRunAndCommit(ctx context.Context, tx pgx.Tx, k UnitKey, f
 // emptyPagesSQL counts $4 listed pages without records in unit ($1, $2,
 // $3): such a page has nothing to store, so the unit counts it at its end
 // instead of in a transaction of its own.
-const emptyPagesSQL = `UPDATE sync_run_units SET pages = pages + $4 WHERE run_id = $1 AND account_id = $2 AND entity = $3`
+const emptyPagesSQL = `UPDATE sync_run_units SET pages = pages + $4
+WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state IN ('pending', 'running')`
+
+// FinishRunningUnit is, for a unit with nothing to sweep, the lock, the
+// completion (with emptyPages, see emptyPagesSQL) and the run's end of
+// LockUnitFunc and CompleteUnitFinishRunAndCommit in one round trip and one
+// transaction (a batch's). It returns the unit's state as locked: a unit
+// that had ended is left as it was (completeUnitSQL completes only an open
+// unit).
+func FinishRunningUnit(ctx context.Context, db Batcher, k UnitKey, full bool, emptyPages int64) (state string, done bool, err error) {
+	b := &pgx.Batch{}
+	b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity)
+	b.Queue(emptyPagesSQL, k.RunID, k.AccountID, k.Entity, emptyPages)
+	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
+	queueFinishRun(b, k.RunID, "")
+	br := db.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if err := br.QueryRow().Scan(&state); err != nil {
+		return "", false, err
+	}
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return state, false, err
+		}
+	}
+	done, err = readFinishRun(br)
+	return state, done, err
+}
 
 // committing sends a batch in a transaction as its last statements (see
 // sendCommitting).
@@ -476,11 +520,17 @@ func sendFinishingRun(ctx context.Context, db Batcher, b *pgx.Batch, n int, runI
 			return false, err
 		}
 	}
+	return readFinishRun(br)
+}
+
+// readFinishRun reads the results of queueFinishRun's statements: whether
+// the run is finished.
+func readFinishRun(br pgx.BatchResults) (bool, error) {
 	var before, after string
 	if err := br.QueryRow().Scan(&before); err != nil {
 		return false, err
 	}
-	err = br.QueryRow().Scan(&after)
+	err := br.QueryRow().Scan(&after)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Not finished now: still running with units open, or finished
 		// before.

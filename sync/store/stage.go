@@ -201,6 +201,9 @@ type UnchangedProgress struct {
 	Fetched    int64 // the page's records, repeats included
 	Records    int64 // its distinct records, all unchanged
 	MaxUpdated *time.Time
+	// Resume, when set, is where the unit resumes after the page (see
+	// SaveResume), saved with the progress.
+	Resume []byte
 }
 
 // ChangedRecords tells which of a page's records differ from their table
@@ -212,9 +215,12 @@ type UnchangedProgress struct {
 // are marked seen, for the sweep at the unit's end (one row holding the
 // page's ids); and when progress is not nil and no record differs, the
 // page's progress is recorded as PageProgress would (the caller records it
-// otherwise, once it has stored the page). ids must not repeat. Call it
-// inside the page's transaction.
-func ChangedRecords(ctx context.Context, tx pgx.Tx, table string, hasAccount bool, accountID string, ids, hashes []string,
+// otherwise, once it has stored the page), with the unit's cursor when
+// progress.Resume is set. ids must not repeat. Call it inside the page's
+// transaction, or with seen nil on its own: a page found unchanged then
+// needs nothing more, and one that is not is stored by a transaction that
+// calls it again.
+func ChangedRecords(ctx context.Context, db Querier, table string, hasAccount bool, accountID string, ids, hashes []string,
 	seen *Seen, progress *UnchangedProgress) (fresh, changed []int32, err error) {
 	args := []any{ids, hashes}
 	arg := func(v any) string {
@@ -238,14 +244,18 @@ func ChangedRecords(ctx context.Context, tx pgx.Tx, table string, hasAccount boo
 		k := progress.Unit
 		q += `, progress AS (UPDATE sync_run_units SET fetched = fetched + ` + arg(progress.Fetched) + `::bigint,
     unchanged = unchanged + ` + arg(progress.Records) + `::bigint, pages = pages + 1,
-    max_updated_at = GREATEST(max_updated_at, ` + arg(progress.MaxUpdated) + `::timestamptz)
+    max_updated_at = GREATEST(max_updated_at, ` + arg(progress.MaxUpdated) + `::timestamptz)`
+		if progress.Resume != nil {
+			q += `, resume = ` + arg(string(progress.Resume)) + `::jsonb`
+		}
+		q += `
     WHERE run_id = ` + arg(k.RunID) + `::bigint AND account_id = ` + arg(k.AccountID) + `::text AND entity = ` + arg(k.Entity) + `::text
     AND NOT EXISTS (SELECT FROM d))`
 	}
 	q += `
 SELECT COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE new), '{}')::int4[],
        COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE NOT new), '{}')::int4[] FROM d`
-	err = tx.QueryRow(ctx, q, args...).Scan(&fresh, &changed)
+	err = db.QueryRow(ctx, q, args...).Scan(&fresh, &changed)
 	return fresh, changed, err
 }
 
