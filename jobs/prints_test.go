@@ -256,3 +256,36 @@ func TestAnIncrementalUnitResumesAfterItsUnchangedPagesAndCountsEachOnce(t *test
 	again, _ := unitPages(t, b.pool, fourth.ID, "campaigns")
 	require.Equal(t, listed, again)
 }
+
+// A first load (no live row of the account as the unit starts) copies its
+// pages without looking their records up. Over tombstones of the same ids
+// the copy fails and each page is merged instead: the rows come back live,
+// each counted once, and the next run trusts the pages' prints.
+func TestAFirstLoadOverTombstonesMergesThePagesItCannotCopy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupOneAttempt(t)
+	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
+	first := b.run(t, full)
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	records := len(rowStates(t, b.pool, "campaigns"))
+	// Every row a tombstone, as a sweep leaves them, and no print trusted.
+	_, err := b.pool.Exec(ctx, `UPDATE campaigns SET deleted = true, doc_hash = ''`)
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `UPDATE sync_bookmarks SET prints_run = NULL`)
+	require.NoError(t, err)
+
+	second := b.run(t, full)
+	require.Equal(t, "succeeded", second.Outcome, second.Error)
+	c := entityCounts(second, "campaigns")
+	require.EqualValues(t, records, c.Fetched)
+	require.EqualValues(t, records, c.Updated+c.Unchanged, "each record once")
+	require.Zero(t, c.Inserted)
+	requireTruth(t, b, "campaigns")
+
+	third := b.run(t, full)
+	require.Equal(t, "succeeded", third.Outcome, third.Error)
+	listed, known := unitPages(t, b.pool, third.ID, "campaigns")
+	require.Equal(t, listed, known, "every page found by its print")
+	require.Zero(t, entityCounts(third, "campaigns").Updated)
+}

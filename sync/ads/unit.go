@@ -681,7 +681,8 @@ func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string,
 // sortPage tells a staged page's new records from its changed ones, in one
 // statement that, for a complete unit, also marks the page's ids seen (with
 // its print) and, when no record differs, records the page's progress
-// (unchanged reports it). An empty page needs no statement.
+// (unchanged reports it). An empty page needs no statement, and a first
+// load's page only its mark.
 func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage, print []byte) (fresh, changed []store.StagedRecord, unchanged bool, err error) {
 	if len(p.recs) == 0 {
 		return nil, nil, false, nil
@@ -691,6 +692,16 @@ func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage
 	if u.Complete() {
 		seen = &store.Seen{RunID: u.RunID, AccountID: u.AccountID, Entity: e.Name,
 			Print: print, Records: len(p.recs), MaxUpdated: p.newest}
+	}
+	if u.noneLive && seen != nil {
+		// The table held no live row of the account as the unit started
+		// (a first load): every record is new, with nothing to look up.
+		// One an earlier page of the unit wrote, or a tombstone's, makes
+		// InsertNew's copy fail, and the page is merged instead.
+		if err := store.MarkSeen(ctx, tx, *seen, p.ids); err != nil {
+			return nil, nil, false, fmt.Errorf("storing %s: %w", e.Name, err)
+		}
+		return p.recs, nil, false, nil
 	}
 	newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), seen, p.unchangedProgress(u))
 	if err != nil {

@@ -194,6 +194,14 @@ type Seen struct {
 	MaxUpdated *time.Time
 }
 
+// MarkSeen marks a page's ids seen, as ChangedRecords does with seen,
+// without looking them up. Call it inside the page's transaction.
+func MarkSeen(ctx context.Context, tx pgx.Tx, seen Seen, ids []string) error {
+	_, err := tx.Exec(ctx, `INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids, print, records, max_updated)
+VALUES ($1, $2, $3, $4, $5, $6, $7)`, seen.RunID, seen.AccountID, seen.Entity, ids, seen.Print, seen.Records, seen.MaxUpdated)
+	return err
+}
+
 // UnchangedProgress is the progress a page adds to its unit when none of
 // its records differs from the table (see ChangedRecords).
 type UnchangedProgress struct {
