@@ -79,7 +79,7 @@ type Governor struct {
 	// next reservation carries it in its own round trip, and a timer sends
 	// what none carried. Until then the request still counts in flight, so
 	// every process sees less room, never more. An answer that leaves a
-	// bucket little room is recorded at once. Flush sends what is kept.
+	// bucket less than half its limit is recorded at once. Flush sends what is kept.
 	ObserveDelay time.Duration
 
 	pendingMu sync.Mutex
@@ -153,9 +153,9 @@ func (g *Governor) Acquire(ctx context.Context, endpoint, user, accountID string
 	if ok, err := g.reserveEach(ctx, buckets); ok || err != nil {
 		return buckets, err
 	}
-	// One bucket at a time, each decision seeing every answer so far.
-	_ = g.Flush(ctx)
 	for {
+		// One bucket at a time, each look seeing every answer so far.
+		_ = g.Flush(ctx)
 		now := g.Now()
 		var reserved []string
 		var blockedUntil time.Time
@@ -267,11 +267,14 @@ func (g *Governor) Observe(ctx context.Context, buckets []string, user, account 
 	}
 }
 
-// roomToSpare says whether every observed window keeps a tenth of its
-// limit: an observation that may wait (see Governor.ObserveDelay).
+// roomToSpare says whether every observed window keeps half of its limit:
+// an observation that may wait (see Governor.ObserveDelay). Past half, a
+// reservation kept in flight by an answer not yet recorded could make
+// another process find the window full when it is not, and wait for its
+// reset.
 func roomToSpare(observed []Observation) bool {
 	for _, o := range observed {
-		if o.RL != nil && o.RL.Remaining*10 < o.RL.Limit {
+		if o.RL != nil && o.RL.Remaining*2 < o.RL.Limit {
 			return false
 		}
 	}
