@@ -21,6 +21,14 @@ FROM sync_run_units WHERE run_id = $1 AND entity = $2`, runID, entity).Scan(&pag
 	return pages, known
 }
 
+// unitAttempts is how many attempts the run's one sync unit took.
+func unitAttempts(t *testing.T, pool *pgxpool.Pool, runID int64) (n int) {
+	t.Helper()
+	require.NoError(t, pool.QueryRow(context.Background(),
+		`SELECT attempt FROM river_job WHERE kind = 'sync_unit' AND (args->>'run_id')::bigint = $1`, runID).Scan(&n))
+	return n
+}
+
 // requireTruth checks the table's live and deleted rows per account against
 // the fake's.
 func requireTruth(t *testing.T, b *syncBundle, entity string) {
@@ -196,10 +204,7 @@ func TestAUnitResumesAfterThePagesItFoundByPrintAndCountsEachOnce(t *testing.T) 
 	require.Equal(t, pages, listed)
 	require.GreaterOrEqual(t, known, 2, "the pages before the failure were found by their print")
 	require.Equal(t, before, rowStates(t, b.pool, "campaigns"), "no row was written")
-	var attempts int
-	require.NoError(t, b.pool.QueryRow(context.Background(),
-		`SELECT attempt FROM river_job WHERE kind = 'sync_unit' AND (args->>'run_id')::bigint = $1`, second.ID).Scan(&attempts))
-	require.Equal(t, 2, attempts)
+	require.Equal(t, 2, unitAttempts(t, b.pool, second.ID), "one retry")
 
 	// The resumed unit kept every page's print: the next run finds them all.
 	third := b.run(t, full)
@@ -244,10 +249,7 @@ func TestAnIncrementalUnitResumesAfterItsUnchangedPagesAndCountsEachOnce(t *test
 	require.Equal(t, c.Fetched, c.Unchanged)
 	require.Zero(t, c.Inserted+c.Updated+c.Deleted)
 	require.Equal(t, before, rowStates(t, b.pool, "campaigns"), "no row was written")
-	var attempts int
-	require.NoError(t, b.pool.QueryRow(context.Background(),
-		`SELECT attempt FROM river_job WHERE kind = 'sync_unit' AND (args->>'run_id')::bigint = $1`, third.ID).Scan(&attempts))
-	require.Equal(t, 2, attempts)
+	require.Equal(t, 2, unitAttempts(t, b.pool, third.ID), "one retry")
 
 	// The same listing without a failure counts the same: none counted twice.
 	fourth := b.run(t, incremental)
