@@ -472,7 +472,9 @@ type stagedPage struct {
 // storePage stores one listed page and its cursor in one transaction. A
 // page whose print is among the prints the unit trusts is only counted as
 // unchanged, its records unread, in one statement with no transaction
-// (see store.MatchPrint); any other is read and merged with its counts and seen ids (writePage). It returns the
+// (see store.MatchPrint), and so is an incremental unit's page whose
+// records all equal their rows (countIfUnchanged); any other is read and
+// merged with its counts and seen ids (writePage). It returns the
 // oldest updated_at of the page (nil for a page found by its print: only
 // complete units trust prints, and they never stop early).
 func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []json.RawMessage, c Cursor, cp Checkpoint) (*time.Time, error) {
@@ -512,11 +514,12 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	if err != nil {
 		return nil, err
 	}
-	if unchanged, err := s.countIfUnchanged(ctx, u, p, c, cp); err != nil || unchanged {
+	sorted, err := s.countIfUnchanged(ctx, u, p, c, cp)
+	if err != nil || sorted.unchanged {
 		return p.oldest, err
 	}
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		if err := s.writePage(ctx, tx, u, part, p, print); err != nil {
+		if err := s.writePage(ctx, tx, u, part, p, print, sorted); err != nil {
 			return err
 		}
 		if cp != nil {
@@ -544,27 +547,48 @@ func (p *stagedPage) unchangedProgress(u *Unit) *store.UnchangedProgress {
 	return &store.UnchangedProgress{Unit: u.Key(), Fetched: int64(len(p.raws)), Records: int64(len(p.recs)), MaxUpdated: p.newest}
 }
 
-// countIfUnchanged counts a page of an incremental unit whose records all
-// equal their rows, with the unit's cursor after it (when it keeps one), in
-// one statement and no transaction: such a page has nothing to store. It
-// reports false, having recorded nothing, for a page with a record to
-// store, which storePage's transaction then sorts again. A complete unit's
-// page marks its ids seen and an access list's records the accounts its
-// user reaches: those always take the transaction.
-func (s *Syncer) countIfUnchanged(ctx context.Context, u *Unit, p *stagedPage, c Cursor, cp Checkpoint) (bool, error) {
+// pageSort is a page's records told apart (see sortPage); sorted says
+// they were (unchanged then says no record differs).
+type pageSort struct {
+	fresh, changed    []store.StagedRecord
+	sorted, unchanged bool
+}
+
+// sortOf splits a page's records by the indexes ChangedRecords returned.
+func (p *stagedPage) sortOf(newIdx, changedIdx []int32) pageSort {
+	ps := pageSort{sorted: true, unchanged: len(newIdx) == 0 && len(changedIdx) == 0}
+	for _, i := range newIdx {
+		ps.fresh = append(ps.fresh, p.recs[i])
+	}
+	for _, i := range changedIdx {
+		ps.changed = append(ps.changed, p.recs[i])
+	}
+	return ps
+}
+
+// countIfUnchanged sorts a page of an incremental unit on its own, in one
+// statement and no transaction, which also counts it, with the unit's
+// cursor after it (when it keeps one), when its records all equal their
+// rows: such a page has nothing to store. A page with a record to store is
+// left uncounted, and storePage's transaction stores it by this sort (the
+// unit is the only writer of its account's rows of its entity; a record
+// inserted meanwhile makes InsertNew's copy fail, and the page is merged).
+// A complete unit's page marks its ids seen and an access list's records
+// the accounts its user reaches: those are sorted in the transaction.
+func (s *Syncer) countIfUnchanged(ctx context.Context, u *Unit, p *stagedPage, c Cursor, cp Checkpoint) (pageSort, error) {
 	e := u.Entity
 	if u.Complete() || e.AccessList || len(p.recs) == 0 {
-		return false, nil
+		return pageSort{}, nil
 	}
 	progress := p.unchangedProgress(u)
 	if cp != nil {
 		progress.Resume = cursorJSON(c)
 	}
-	fresh, changed, err := store.ChangedRecords(ctx, store.Unprepared{DB: s.Pool}, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), nil, progress)
+	newIdx, changedIdx, err := store.ChangedRecords(ctx, store.Unprepared{DB: s.Pool}, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), nil, progress)
 	if err != nil {
-		return false, fmt.Errorf("storing %s: %w", e.Name, err)
+		return pageSort{}, fmt.Errorf("storing %s: %w", e.Name, err)
 	}
-	return len(fresh) == 0 && len(changed) == 0, nil
+	return p.sortOf(newIdx, changedIdx), nil
 }
 
 // pagePrint is the print of a listed page (see store.ClaimPrints): the
@@ -626,18 +650,22 @@ func (c *canonicalizer) stagePage(u *Unit, part string, raws []json.RawMessage) 
 }
 
 // writePage merges a staged page and records its counts and seen ids (with
-// its print, when it has one), in the page's transaction.
-func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string, p *stagedPage, print []byte) error {
+// its print, when it has one), in the page's transaction; ps, when sorted,
+// is the page's records already told apart (countIfUnchanged's).
+func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string, p *stagedPage, print []byte, ps pageSort) error {
 	e := u.Entity
 	// Records whose stored doc_hash is theirs are unchanged: they are
 	// neither copied nor merged (the merge would leave them as they are),
 	// only counted and marked seen. New records are copied straight into
 	// the table when Go computed their typed columns; the others (changed
 	// ones) are staged and merged.
-	fresh, changed, unchanged, err := s.sortPage(ctx, tx, u, p, print)
-	if err != nil {
-		return err
+	var err error
+	if !ps.sorted {
+		if ps, err = s.sortPage(ctx, tx, u, p, print); err != nil {
+			return err
+		}
 	}
+	fresh, changed, unchanged := ps.fresh, ps.changed, ps.unchanged
 	var top []topMember
 	direct := true
 	for i := range fresh {
@@ -683,9 +711,9 @@ func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string,
 // its print) and, when no record differs, records the page's progress
 // (unchanged reports it). An empty page needs no statement, and a first
 // load's page only its mark.
-func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage, print []byte) (fresh, changed []store.StagedRecord, unchanged bool, err error) {
+func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage, print []byte) (pageSort, error) {
 	if len(p.recs) == 0 {
-		return nil, nil, false, nil
+		return pageSort{sorted: true}, nil
 	}
 	e := u.Entity
 	var seen *store.Seen
@@ -699,21 +727,15 @@ func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage
 		// One an earlier page of the unit wrote, or a tombstone's, makes
 		// InsertNew's copy fail, and the page is merged instead.
 		if err := store.MarkSeen(ctx, tx, *seen, p.ids); err != nil {
-			return nil, nil, false, fmt.Errorf("storing %s: %w", e.Name, err)
+			return pageSort{}, fmt.Errorf("storing %s: %w", e.Name, err)
 		}
-		return p.recs, nil, false, nil
+		return pageSort{fresh: p.recs, sorted: true}, nil
 	}
 	newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), seen, p.unchangedProgress(u))
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("storing %s: %w", e.Name, err)
+		return pageSort{}, fmt.Errorf("storing %s: %w", e.Name, err)
 	}
-	for _, i := range newIdx {
-		fresh = append(fresh, p.recs[i])
-	}
-	for _, i := range changedIdx {
-		changed = append(changed, p.recs[i])
-	}
-	return fresh, changed, len(newIdx) == 0 && len(changedIdx) == 0, nil
+	return p.sortOf(newIdx, changedIdx), nil
 }
 
 // ErrUnitDone is returned by Finish for a unit already finished.

@@ -194,11 +194,13 @@ type Seen struct {
 	MaxUpdated *time.Time
 }
 
+// insertSeen begins the statement that marks a page's ids seen.
+const insertSeen = `INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids, print, records, max_updated)`
+
 // MarkSeen marks a page's ids seen, as ChangedRecords does with seen,
 // without looking them up. Call it inside the page's transaction.
 func MarkSeen(ctx context.Context, tx pgx.Tx, seen Seen, ids []string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids, print, records, max_updated)
-VALUES ($1, $2, $3, $4, $5, $6, $7)`, seen.RunID, seen.AccountID, seen.Entity, ids, seen.Print, seen.Records, seen.MaxUpdated)
+	_, err := tx.Exec(ctx, insertSeen+` VALUES ($1, $2, $3, $4, $5, $6, $7)`, seen.RunID, seen.AccountID, seen.Entity, ids, seen.Print, seen.Records, seen.MaxUpdated)
 	return err
 }
 
@@ -244,7 +246,7 @@ func ChangedRecords(ctx context.Context, db Querier, table string, hasAccount bo
     LEFT JOIN ` + pgx.Identifier{table}.Sanitize() + ` t ON t.id = p.id` + acct + `
     WHERE t.doc_hash IS DISTINCT FROM p.doc_hash)`
 	if seen != nil {
-		q += `, seen AS (INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids, print, records, max_updated)
+		q += `, seen AS (` + insertSeen + `
     VALUES (` + arg(seen.RunID) + `::bigint, ` + arg(seen.AccountID) + `::text, ` + arg(seen.Entity) + `::text, $1, ` +
 			arg(seen.Print) + `::bytea, ` + arg(seen.Records) + `::int4, ` + arg(seen.MaxUpdated) + `::timestamptz))`
 	}
