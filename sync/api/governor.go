@@ -79,7 +79,8 @@ type Governor struct {
 	// next reservation carries it in its own round trip, and a timer sends
 	// what none carried. Until then the request still counts in flight, so
 	// every process sees less room, never more. An answer that leaves a
-	// bucket less than half its limit is recorded at once. Flush sends what is kept.
+	// bucket less than half its limit is recorded at once. Flush sends what
+	// is kept.
 	ObserveDelay time.Duration
 
 	pendingMu sync.Mutex
