@@ -159,6 +159,7 @@ func hashCSVParallel(r *CSVReader, n *Normalizer, workers int, emit func(HashedU
 		return len(c.lines) > 0, false, nil
 	}
 	var seen userSet
+	defer seen.close()
 	emitChunk := func(c *csvChunk) error { return applyRows(c.lines, c.rowErrs, c.results, report, &seen, emit) }
 	return inOrder(workers, func() *csvChunk { return &csvChunk{} }, newWork, fill, emitChunk)
 }

@@ -22,6 +22,7 @@ func HashRecords(r RecordReader, n *Normalizer, emit func(HashedUser) error, rep
 	report.rows = rowNamesOf(r)
 	var res rowResult
 	var seen userSet
+	defer seen.close()
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -112,9 +113,11 @@ func (res *rowResult) apply(report *Report, seen *userSet, emit func(HashedUser)
 		report.RowsSkipped++
 		return nil
 	}
-	if !seen.add(&res.user) {
-		report.RowsDuplicate++
-		return nil
+	if isNew, err := seen.add(&res.user); err != nil || !isNew {
+		if err == nil {
+			report.RowsDuplicate++
+		}
+		return err
 	}
 	for i, v := range res.user.values {
 		if len(v) > 0 {

@@ -110,6 +110,7 @@ func HashRecordsParallel(r RecordReader, n *Normalizer, workers int, emit func(H
 		return true, false, nil
 	}
 	var seen userSet
+	defer seen.close()
 	emitChunk := func(c *chunk) error { return applyRows(c.lines, c.rowErrs, c.results, report, &seen, emit) }
 	newWork := func() func(*chunk) { return func(c *chunk) { c.work(n) } }
 	return inOrder(workers, func() *chunk { return &chunk{} }, newWork, fill, emitChunk)
