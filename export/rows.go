@@ -175,6 +175,9 @@ func (b *rowBuilder) list(row parquet.Row, col int, c Column, f pgconn.FieldDesc
 	if !ok {
 		return b.fallback(row, col, c, f, raw, 0)
 	}
+	// An element that is not what was expected hands the whole value to
+	// fallback, with none of the elements appended before it.
+	start := len(row)
 	n := 0
 	for _, e := range elems {
 		if e == nil {
@@ -183,13 +186,13 @@ func (b *rowBuilder) list(row parquet.Row, col int, c Column, f pgconn.FieldDesc
 		var v parquet.Value
 		if c.Kind == StringList {
 			if !textOID(elemOID) {
-				return b.fallback(row, col, c, f, raw, 0)
+				return b.fallback(row[:start], col, c, f, raw, 0)
 			}
 			v = parquet.ByteArrayValue(b.copyBytes(e))
 		} else {
 			x, ok := binaryInt(elemOID, e)
 			if !ok {
-				return b.fallback(row, col, c, f, raw, 0)
+				return b.fallback(row[:start], col, c, f, raw, 0)
 			}
 			v = parquet.Int64Value(x)
 		}
