@@ -61,10 +61,10 @@ type userSet struct {
 	memKeys int
 	// dir is where runs are written; "" is os.TempDir().
 	dir    string
-	runs   []*keyRun   // oldest (largest) first
-	buf    []byte      // scratch for user objects no worker wrote
-	sorted [][2]uint64 // scratch for writing a run
-	bounds *[2][1 << 16]uint32
+	runs   []*keyRun           // oldest (largest) first
+	buf    []byte              // scratch for user objects no worker wrote
+	sorted [][2]uint64         // scratch for writing a run
+	bounds *[2][1 << 16]uint32 // scratch for sortPairs
 }
 
 const (

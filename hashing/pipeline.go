@@ -113,11 +113,13 @@ func (res *rowResult) apply(report *Report, seen *userSet, emit func(HashedUser)
 		report.RowsSkipped++
 		return nil
 	}
-	if isNew, err := seen.add(&res.user); err != nil || !isNew {
-		if err == nil {
-			report.RowsDuplicate++
-		}
+	isNew, err := seen.add(&res.user)
+	if err != nil {
 		return err
+	}
+	if !isNew {
+		report.RowsDuplicate++
+		return nil
 	}
 	for i, v := range res.user.values {
 		if len(v) > 0 {
