@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -60,7 +61,8 @@ default; secrets masked) and the configured audiences, then check, one line each
 database is reachable and migrated; the service answers a call signed with these
 credentials (OAuth 1.0a, GET /12/accounts); the app-only bearer token works (GET
 /2/posts); this machine's clock agrees with the service's Date header (signed calls fail
-past ` + clockFail.String() + `, warned past ` + clockWarn.String() + `); the export folder (export.out) is one adsync may write into; each
+past ` + clockFail.String() + `, warned past ` + clockWarn.String() + `); the export folder (export.out) is one adsync may write into; the
+temporary folder (TMPDIR), where an audience plan keeps the keys of the users it has seen, takes a file; each
 configured audience's source can be read (the file exists; a query parses and returns
 identifier columns, run with LIMIT 0), sending nothing. Each line says ok, warn, FAIL or
 skip, and what to do. Exit status 1 when any check fails.
@@ -87,6 +89,7 @@ func (a *app) doctor(ctx context.Context) error {
 	checks = append(checks, a.checkService(ctx, pool, dates)...)
 	checks = append(checks, checkClock(dates))
 	checks = append(checks, a.checkExportFolder(ctx, pool))
+	checks = append(checks, checkTempFolder(os.TempDir()))
 	checks = append(checks, a.checkAudiences(ctx, pool)...)
 
 	fmt.Fprintln(a.stdout, "\nCHECKS")

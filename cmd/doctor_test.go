@@ -74,7 +74,7 @@ func TestDoctorFailsOnABadSecretSayingWhatToCheck(t *testing.T) {
 	require.Equal(t, "ok", doctorLine(t, r.stdout, "database"))
 	require.Regexp(t, `-> the service refused the credentials: check api\.consumer_key \(from file .*\), api\.consumer_secret \(from file `, r.stdout)
 	require.Regexp(t, `-> the service refused the bearer token request \(403 code 99\): check api\.consumer_key \(from file .*\) and api\.consumer_secret`, r.stdout)
-	require.Contains(t, r.stderr, "doctor: 2 of 5 checks failed")
+	require.Contains(t, r.stderr, "doctor: 2 of 6 checks failed")
 	b.requireNoSecrets(t, r.stdout+r.stderr, "wrong-secret-never-shown")
 }
 
@@ -227,4 +227,24 @@ func TestDoctorNamesATokenStoredByAuthLoginAsSuch(t *testing.T) {
 	require.NotRegexp(t, `(?m)^api\.access_token\s.*default$`, r.stdout)
 	require.Equal(t, "ok", doctorLine(t, r.stdout, "service"), r.stdout)
 	b.requireNoSecrets(t, r.stdout+r.stderr)
+}
+
+// The temp folder check says whether an audience plan can keep its users'
+// keys there, names the fix when not, and leaves nothing behind.
+func TestDoctorChecksTheTempFolderAPlanWritesIn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := checkTempFolder(dir)
+	require.Equal(t, checkOK, c.status, c.found)
+	require.Contains(t, c.found, dir+" is writable")
+	require.Regexp(t, `GB free: an audience plan of up to about \d+ million users fits`, c.found)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries)
+
+	missing := filepath.Join(dir, "missing")
+	c = checkTempFolder(missing)
+	require.Equal(t, checkFail, c.status)
+	require.Contains(t, c.found, missing+" cannot be written")
+	require.Equal(t, "set TMPDIR to a writable folder with room: an audience plan keeps 16 bytes a user there past its first 262144 users", c.todo)
 }

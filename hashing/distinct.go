@@ -67,8 +67,15 @@ type userSet struct {
 	bounds *[2][1 << 16]uint32 // scratch for sortPairs
 }
 
+// KeysInMemory is how many users' keys a plan keeps in memory before it
+// writes them to a run in os.TempDir(), KeyBytes bytes a user.
 const (
-	defaultMemKeys = 1 << 18
+	KeysInMemory = 1 << 18
+	KeyBytes     = len(userKey{})
+)
+
+const (
+	defaultMemKeys = KeysInMemory
 	runBlockKeys   = 256 // keys a lookup reads from a run
 	bloomBitsKey   = 12
 )
