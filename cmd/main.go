@@ -9,16 +9,66 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/term"
 )
 
 // Main runs the command line and exits with its status.
 func Main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	out := closedPipeAware(ctx, os.Stdout)
+	code := Run(out.ctx, os.Args[1:], os.Stdin, out.w, os.Stderr)
 	stop()
+	if out.closed.Load() {
+		code = exitClosedPipe
+	}
 	os.Exit(code)
 }
+
+// exitClosedPipe is the status of a command whose standard output was
+// closed before it ended: the status of a process killed by SIGPIPE, which
+// shells and pipefail expect.
+const exitClosedPipe = 128 + int(syscall.SIGPIPE)
+
+// stdoutPipe is standard output for a command that stops, as an interrupt
+// stops it, when its reader goes away (adsync status | head): Go would
+// otherwise kill the process at the next write, before it stops what it
+// started (the demo's Postgres, the shared fake, River's client).
+type stdoutPipe struct {
+	w      io.Writer
+	ctx    context.Context
+	closed *atomic.Bool
+}
+
+// closedPipeAware wraps stdout unless it is a terminal (which never
+// closes under a command, and which a child such as psql must see as
+// one). SIGPIPE is ignored by the whole process: a write to a closed pipe
+// or socket returns EPIPE instead, as Go already does for every descriptor
+// but standard output and error.
+func closedPipeAware(ctx context.Context, stdout *os.File) stdoutPipe {
+	p := stdoutPipe{w: stdout, ctx: ctx, closed: new(atomic.Bool)}
+	if term.IsTerminal(int(stdout.Fd())) {
+		return p
+	}
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, cancel := context.WithCancelCause(ctx)
+	p.ctx = ctx
+	p.w = writerFunc(func(b []byte) (int, error) {
+		n, err := stdout.Write(b)
+		if errors.Is(err, syscall.EPIPE) {
+			p.closed.Store(true)
+			cancel(errors.New("standard output was closed"))
+		}
+		return n, err
+	})
+	return p
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 // Exit codes.
 const (
