@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/term"
@@ -18,10 +17,10 @@ import (
 // Main runs the command line and exits with its status.
 func Main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	out := closedPipeAware(ctx, os.Stdout)
-	code := Run(out.ctx, os.Args[1:], os.Stdin, out.w, os.Stderr)
+	ctx, stdout := closedPipeAware(ctx, os.Stdout)
+	code := Run(ctx, os.Args[1:], os.Stdin, stdout, os.Stderr)
 	stop()
-	if out.closed.Load() {
+	if errors.Is(context.Cause(ctx), errStdoutClosed) {
 		code = exitClosedPipe
 	}
 	os.Exit(code)
@@ -32,38 +31,32 @@ func Main() {
 // shells and pipefail expect.
 const exitClosedPipe = 128 + int(syscall.SIGPIPE)
 
-// stdoutPipe is standard output for a command that stops, as an interrupt
-// stops it, when its reader goes away (adsync status | head): Go would
-// otherwise kill the process at the next write, before it stops what it
-// started (the demo's Postgres, the shared fake, River's client).
-type stdoutPipe struct {
-	w      io.Writer
-	ctx    context.Context
-	closed *atomic.Bool
-}
+// errStdoutClosed ends a command whose reader went away.
+var errStdoutClosed = errors.New("standard output was closed")
 
-// closedPipeAware wraps stdout unless it is a terminal (which never
-// closes under a command, and which a child such as psql must see as
-// one). SIGPIPE is ignored by the whole process: a write to a closed pipe
-// or socket returns EPIPE instead, as Go already does for every descriptor
-// but standard output and error.
-func closedPipeAware(ctx context.Context, stdout *os.File) stdoutPipe {
-	p := stdoutPipe{w: stdout, ctx: ctx, closed: new(atomic.Bool)}
+// closedPipeAware makes a command stop, as an interrupt stops it, when the
+// reader of its standard output goes away (adsync status | head): Go would
+// otherwise kill the process at its next write, before it stops what it
+// started (the demo's Postgres, the shared fake, River's client). The
+// returned context ends with errStdoutClosed at the first write that finds
+// the pipe closed. A terminal (which never closes under a command, and
+// which a child such as psql must see as one) is returned as it is.
+// SIGPIPE is ignored by the whole process: a write to a closed pipe or
+// socket returns EPIPE instead, as Go already does for every descriptor but
+// standard output and error.
+func closedPipeAware(ctx context.Context, stdout *os.File) (context.Context, io.Writer) {
 	if term.IsTerminal(int(stdout.Fd())) {
-		return p
+		return ctx, stdout
 	}
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := context.WithCancelCause(ctx)
-	p.ctx = ctx
-	p.w = writerFunc(func(b []byte) (int, error) {
+	return ctx, writerFunc(func(b []byte) (int, error) {
 		n, err := stdout.Write(b)
 		if errors.Is(err, syscall.EPIPE) {
-			p.closed.Store(true)
-			cancel(errors.New("standard output was closed"))
+			cancel(errStdoutClosed)
 		}
 		return n, err
 	})
-	return p
 }
 
 type writerFunc func([]byte) (int, error)
