@@ -22,12 +22,34 @@ func keyOf(userObject []byte) userKey {
 	return userKey(sum[:16])
 }
 
-// compareKeys orders keys as their bytes.
+// compareKeys orders keys as their bytes (as comparePairs orders their
+// pairs), reading the second halves only to break a tie: lookups call it
+// on every step of their searches.
 func compareKeys(a, b userKey) int {
 	if c := cmp.Compare(binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8])); c != 0 {
 		return c
 	}
 	return cmp.Compare(binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:]))
+}
+
+// pairOf is a key as two big-endian halves, which order as its bytes do.
+func pairOf(k userKey) [2]uint64 {
+	return [2]uint64{binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:])}
+}
+
+// comparePairs orders pairOf's pairs.
+func comparePairs(a, b [2]uint64) int {
+	switch { // small enough to inline into sortPairs
+	case a[0] < b[0]:
+		return -1
+	case a[0] > b[0]:
+		return 1
+	case a[1] < b[1]:
+		return -1
+	case a[1] > b[1]:
+		return 1
+	}
+	return 0
 }
 
 // userSet remembers the users a file has emitted so far, so that a row
@@ -121,7 +143,7 @@ func (s *userSet) close() {
 func (s *userSet) spill() error {
 	keys := s.sorted[:0]
 	for k := range s.mem {
-		keys = append(keys, [2]uint64{binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:])})
+		keys = append(keys, pairOf(k))
 	}
 	if s.bounds == nil {
 		s.bounds = new([2][1 << 16]uint32)
@@ -187,13 +209,11 @@ func sortPairs(keys [][2]uint64, bounds *[2][1 << 16]uint32) {
 		bucket := keys[start:end[d]]
 		start = end[d]
 		if len(bucket) > 32 { // not uniform after all
-			slices.SortFunc(bucket, func(a, b [2]uint64) int {
-				return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
-			})
+			slices.SortFunc(bucket, comparePairs)
 			continue
 		}
 		for i := 1; i < len(bucket); i++ {
-			for j := i; j > 0 && (bucket[j][0] < bucket[j-1][0] || (bucket[j][0] == bucket[j-1][0] && bucket[j][1] < bucket[j-1][1])); j-- {
+			for j := i; j > 0 && comparePairs(bucket[j], bucket[j-1]) < 0; j-- {
 				bucket[j], bucket[j-1] = bucket[j-1], bucket[j]
 			}
 		}
@@ -211,14 +231,14 @@ type keyRun struct {
 	block []byte    // scratch for a block
 }
 
-// writeRun writes the keys next returns, in ascending order, at most max of
-// them, as a run in dir.
-func writeRun(dir string, max int, next func() (userKey, bool)) (*keyRun, error) {
+// writeRun writes the keys next returns, in ascending order, at most atMost
+// of them, as a run in dir.
+func writeRun(dir string, atMost int, next func() (userKey, bool)) (*keyRun, error) {
 	f, err := os.CreateTemp(dir, "adsync-users-*.keys")
 	if err != nil {
 		return nil, fmt.Errorf("remembering the users already seen (set TMPDIR to a folder with room): %w", err)
 	}
-	r := &keyRun{f: f, bloom: make([]uint64, bloomWords(max))}
+	r := &keyRun{f: f, bloom: make([]uint64, bloomWords(atMost))}
 	if os.Remove(f.Name()) != nil {
 		r.name = f.Name()
 	}
