@@ -2,6 +2,7 @@ package hashing_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,4 +75,29 @@ func TestNDJSONRepeatsAreDuplicatesToo(t *testing.T) {
 	require.NoError(t, hashing.HashRecordsParallel(r, n, 2, func(hashing.HashedUser) error { users++; return nil }, &report))
 	require.Equal(t, 2, users, "the same set of emails in another order is the same user; a subset is another")
 	require.Equal(t, 1, report.RowsDuplicate)
+}
+
+// A plan whose set of users cannot write its run (TMPDIR missing) stops
+// with the error naming the folder, at the user that filled memory: no
+// user after it is emitted, and none is counted as a duplicate.
+func TestAFileThatOverflowsTheSetIntoAnUnwritableFolderStopsWithTheError(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	t.Setenv("TMPDIR", missing)
+	n, err := hashing.NewNormalizer(hashing.DefaultOptions())
+	require.NoError(t, err)
+	var b strings.Builder
+	b.WriteString("email\n")
+	rows := hashing.KeysInMemory + 100
+	for i := range rows {
+		fmt.Fprintf(&b, "user%d@example.com\n", i)
+	}
+	r, err := hashing.NewCSVReader(strings.NewReader(b.String()), hashing.ReaderOptions{})
+	require.NoError(t, err)
+	emitted := 0
+	var report hashing.Report
+	err = hashing.HashRecordsParallel(r, n, 2, func(hashing.HashedUser) error { emitted++; return nil }, &report)
+	require.ErrorContains(t, err, "remembering the users already seen")
+	require.ErrorContains(t, err, missing)
+	require.Less(t, emitted, hashing.KeysInMemory, "the user that filled memory and every one after it are not emitted")
+	require.Zero(t, report.RowsDuplicate)
 }
