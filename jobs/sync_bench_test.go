@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,7 +135,10 @@ func (s cpuSpan) report(b *testing.B, wall time.Duration) {
 //     table;
 //   - shaped_copy: the stored rows, every column, COPYed from memory into
 //     tables of the entities' shape (columns, keys, indexes): Postgres's
-//     part of storing them, which no sync can do without.
+//     part of storing them, which no sync can do without;
+//   - shaped_paged: the same rows into tables of the same shape one COPY
+//     per listed page, from as many goroutines as the sync queue has
+//     workers: storing them as a sync that commits page by page does.
 //
 // Each reports records/s, wall and CPU seconds. Each phase that writes
 // ends with settle (VACUUM), timed: the maintenance its writes cause counts
@@ -249,27 +253,34 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 	b.Run("shaped_copy", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			tables := map[string][][]any{}
-			columns := map[string][]string{}
-			for _, e := range entities {
-				r, err := pool.Query(ctx, `SELECT * FROM `+e)
-				require.NoError(b, err)
-				for _, f := range r.FieldDescriptions() {
-					columns[e] = append(columns[e], f.Name)
-				}
-				tables[e], err = pgx.CollectRows(r, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
-				require.NoError(b, err)
-				_, err = pool.Exec(ctx, `DROP TABLE IF EXISTS bench_shaped_`+e+`; CREATE TABLE bench_shaped_`+e+` (LIKE `+e+` INCLUDING ALL)`)
-				require.NoError(b, err)
-			}
+			st := shapedTables(b, pool, entities, "bench_shaped_")
 			b.StartTimer()
 			c0, start := startCPU(cpu), time.Now()
 			n := 0
 			for _, e := range entities {
-				m, err := pool.CopyFrom(ctx, pgx.Identifier{"bench_shaped_" + e}, columns[e], pgx.CopyFromRows(tables[e]))
+				m, err := pool.CopyFrom(ctx, pgx.Identifier{"bench_shaped_" + e}, st.columns[e], pgx.CopyFromRows(st.rows[e]))
 				require.NoError(b, err)
 				n += int(m)
 			}
+			settle(b, pool)
+			report(b, n, time.Since(start), c0)
+			require.Equal(b, records, n)
+		}
+	})
+
+	// shaped_paged: the same rows into tables of the same shape as the sync
+	// stores them, one COPY (its own transaction) per listed page of an
+	// account's entity, from syncQueueWorkers goroutines: the floor of
+	// storing page by page, which a sync that loses nothing on a crash
+	// does, where shaped_copy's single COPY per table is not.
+	b.Run("shaped_paged", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			st := shapedTables(b, pool, entities, "bench_paged_")
+			pages := st.pages(entities, "bench_paged_", listPageSize)
+			b.StartTimer()
+			c0, start := startCPU(cpu), time.Now()
+			n := copyPages(b, pool, pages)
 			settle(b, pool)
 			report(b, n, time.Since(start), c0)
 			require.Equal(b, records, n)
@@ -291,6 +302,101 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			report(b, len(rows), time.Since(start), c0)
 		}
 	})
+}
+
+// listPageSize is the records of a full listed page: the service's largest
+// count, which the sync asks for.
+const listPageSize = 1000
+
+// shaped holds the rows of the entities' tables, every column, read back
+// after the sync.
+type shaped struct {
+	columns map[string][]string
+	rows    map[string][][]any
+}
+
+// shapedTables reads every row of the entities' tables and creates empty
+// tables of the same shape (columns, keys, indexes) named prefix+entity.
+func shapedTables(b *testing.B, pool *pgxpool.Pool, entities []string, prefix string) shaped {
+	ctx := context.Background()
+	st := shaped{columns: map[string][]string{}, rows: map[string][][]any{}}
+	for _, e := range entities {
+		r, err := pool.Query(ctx, `SELECT * FROM `+e)
+		require.NoError(b, err)
+		for _, f := range r.FieldDescriptions() {
+			st.columns[e] = append(st.columns[e], f.Name)
+		}
+		st.rows[e], err = pgx.CollectRows(r, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
+		require.NoError(b, err)
+		_, err = pool.Exec(ctx, `DROP TABLE IF EXISTS `+prefix+e+`; CREATE TABLE `+prefix+e+` (LIKE `+e+` INCLUDING ALL)`)
+		require.NoError(b, err)
+	}
+	return st
+}
+
+// shapedPage is one COPY of copyPages.
+type shapedPage struct {
+	table   string
+	columns []string
+	rows    [][]any
+}
+
+// pages splits each entity's rows by account into pages of at most size
+// rows, for tables named prefix+entity; accounts in the order of their
+// first row.
+func (st shaped) pages(entities []string, prefix string, size int) []shapedPage {
+	var pages []shapedPage
+	for _, e := range entities {
+		account := slices.Index(st.columns[e], "account_id")
+		byAccount := map[any][][]any{}
+		var order []any
+		for _, row := range st.rows[e] {
+			a := row[account]
+			if _, ok := byAccount[a]; !ok {
+				order = append(order, a)
+			}
+			byAccount[a] = append(byAccount[a], row)
+		}
+		for _, a := range order {
+			for chunk := range slices.Chunk(byAccount[a], size) {
+				pages = append(pages, shapedPage{table: prefix + e, columns: st.columns[e], rows: chunk})
+			}
+		}
+	}
+	return pages
+}
+
+// copyPages COPYs each page in its own transaction from syncQueueWorkers
+// goroutines, and returns the rows copied.
+func copyPages(b *testing.B, pool *pgxpool.Pool, pages []shapedPage) int {
+	ctx := context.Background()
+	next := make(chan shapedPage)
+	go func() {
+		defer close(next)
+		for _, p := range pages {
+			next <- p
+		}
+	}()
+	var mu sync.Mutex
+	var total int64
+	var firstErr error
+	var wg sync.WaitGroup
+	for range syncQueueWorkers {
+		wg.Go(func() {
+			for p := range next {
+				n, err := pool.CopyFrom(ctx, pgx.Identifier{p.table}, p.columns, pgx.CopyFromRows(p.rows))
+				mu.Lock()
+				total += n
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(b, firstErr)
+	return int(total)
 }
 
 // fetchCopy pages every (account, entity) list as the sync does and COPYs
