@@ -194,7 +194,7 @@ func (w *syncUnitWorker) Work(ctx context.Context, job *river.Job[SyncUnitArgs])
 	}
 	pool := w.deps.Pool
 	u := &ads.Unit{RunID: args.RunID, AccountID: args.AccountID, Entity: e, Full: args.Full, Overlap: w.deps.SyncOverlap,
-		KeepsCursor: true}
+		KeepsCursor: true, EndsWithLastPage: true}
 	s := w.deps.syncer()
 	// An entity listed by its stored parents waits for the run's unit of
 	// its parents to end (a snooze costs no attempt and frees the worker).

@@ -58,6 +58,11 @@ type Unit struct {
 	// resumes where the unit's last attempt stopped. A unit without it
 	// starts from resume every time.
 	KeepsCursor bool
+	// EndsWithLastPage lets a unit that trusts page prints end in the
+	// round trip that finds its last page's print (see
+	// Syncer.endWithLastPrint): Finish, called after Sync as always, then
+	// returns what that end did.
+	EndsWithLastPage bool
 
 	// printsFrom is the run whose page prints the unit trusts (see
 	// store.ClaimPrints), 0 for none; noneLive says the table held no live
@@ -73,6 +78,17 @@ type Unit struct {
 	// resume is the cursor the unit's last attempt saved, read by Begin
 	// (KeepsCursor).
 	resume []byte
+	// lastPart says the part being listed is the unit's last.
+	lastPart bool
+	// ended is set when the unit ended with its last page: what Finish
+	// returns.
+	ended *unitEnd
+}
+
+// unitEnd is what a unit's end returned (see Unit.EndsWithLastPage).
+type unitEnd struct {
+	runDone bool
+	err     error
 }
 
 // saveCursor is the Checkpoint of a unit that keeps its cursor.
@@ -206,6 +222,7 @@ func (s *Syncer) sync(ctx context.Context, u *Unit, resume Cursor, cp Checkpoint
 		if resume.Started && part == resume.Part && !resume.Done {
 			next = resume.Next
 		}
+		u.lastPart = i == len(parts)-1
 		if err := s.syncPart(ctx, u, part, next, cp); err != nil {
 			return fmt.Errorf("%s %s: %w", e.Name, describe(u, part), err)
 		}
@@ -500,7 +517,13 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 		if cp != nil {
 			resume = cursorJSON(c)
 		}
-		found, err := store.MatchPrint(ctx, s.Pool, u.Key(), u.printsFrom, print, int64(len(raws)), resume)
+		var found bool
+		var err error
+		if u.endsWith(c) {
+			found, err = s.endWithLastPrint(ctx, u, print, int64(len(raws)), resume)
+		} else {
+			found, err = store.MatchPrint(ctx, s.Pool, u.Key(), u.printsFrom, print, int64(len(raws)), resume)
+		}
 		if err != nil || found {
 			return nil, err
 		}
@@ -746,6 +769,9 @@ var ErrUnitDone = errors.New("unit already finished")
 // and its bookmark advanced, all in one transaction. It reports whether the
 // run finished with it.
 func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
+	if u.ended != nil {
+		return u.ended.runDone, u.ended.err
+	}
 	if !u.Inline && !u.sweeps() {
 		// Nothing to read before the completion: one round trip.
 		state, done, err := store.FinishRunningUnit(ctx, s.Pool, u.Key(), u.Complete(), u.emptyPages)
@@ -756,7 +782,7 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 	}
 	var trust store.PrintsTrust
 	var queue func(*pgx.Batch)
-	if u.printsFrom != 0 && u.Complete() && u.Entity.Parents == nil {
+	if u.trustsWithLock() {
 		// A unit that trusted prints and has no parents to sweep by: the
 		// check of its pages, and their trust when none changed, travel
 		// with the lock (see sweep).
@@ -766,17 +792,80 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 		if state != store.UnitRunning {
 			return ErrUnitDone
 		}
-		if err := s.sweep(ctx, tx, u, &trust); err != nil {
-			return err
-		}
-		if u.Inline {
-			return store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
-		}
-		done, err := store.CompleteUnitFinishRunAndCommit(ctx, tx, u.Key(), u.Complete(), u.emptyPages)
-		runDone = done
+		runDone, err = s.end(ctx, tx, u, &trust)
 		return err
 	})
 	return runDone, err
+}
+
+// trustsWithLock says whether Finish checks, and trusts, the unit's page
+// prints with its lock: a unit that trusted prints and has no parents to
+// sweep by.
+func (u *Unit) trustsWithLock() bool {
+	return u.printsFrom != 0 && u.Complete() && u.Entity.Parents == nil
+}
+
+// end is the rest of Finish once the unit is locked running: the sweep,
+// the completion and, but for an inline unit, the run's end with the
+// COMMIT.
+func (s *Syncer) end(ctx context.Context, tx pgx.Tx, u *Unit, trust *store.PrintsTrust) (runDone bool, err error) {
+	if err := s.sweep(ctx, tx, u, trust); err != nil {
+		return false, err
+	}
+	if u.Inline {
+		return false, store.CompleteUnit(ctx, tx, u.Key(), u.Complete())
+	}
+	return store.CompleteUnitFinishRunAndCommit(ctx, tx, u.Key(), u.Complete(), u.emptyPages)
+}
+
+// endsWith says whether the page with cursor c may end the unit in the
+// round trip that looks up its print (see endWithLastPrint): the last
+// page of the unit's last part, of a unit that allows it and that Finish
+// would end with its prints' check.
+func (u *Unit) endsWith(c Cursor) bool {
+	return u.EndsWithLastPage && c.Done && u.lastPart && !u.Inline && u.sweeps() && u.trustsWithLock()
+}
+
+// errPrintNotFound rolls back endWithLastPrint's transaction.
+var errPrintNotFound = errors.New("the page's print is not among the kept ones")
+
+// endWithLastPrint looks up the print of the unit's last page as
+// MatchPrint does, in the round trip of Finish's lock and its prints'
+// check: one round trip fewer for a unit whose pages are all unchanged.
+// When the print is found the unit ends as Finish would end it, and Finish
+// returns that end; when it is not, nothing is changed and the page is
+// stored as any other, before Finish. A unit found ended stores nothing
+// more: Finish returns ErrUnitDone.
+func (s *Syncer) endWithLastPrint(ctx context.Context, u *Unit, print []byte, fetched int64, resume []byte) (found bool, err error) {
+	var trust store.PrintsTrust
+	var runDone bool
+	err = store.LockUnitQueueFunc(ctx, s.Pool, u.Key(), func(b *pgx.Batch) {
+		store.QueueMatchPrint(b, u.Key(), u.printsFrom, print, fetched, resume, &found)
+		store.QueueTrustUnchanged(b, u.Key(), &trust)
+	}, func(tx pgx.Tx, state string) error {
+		switch {
+		case state != store.UnitRunning:
+			// Ended meanwhile (cancelled, or failed by a rescue): nothing
+			// of this transaction stays, and Finish finds the unit ended.
+			return ErrUnitDone
+		case !found:
+			return errPrintNotFound
+		}
+		done, endErr := s.end(ctx, tx, u, &trust)
+		runDone = done
+		return endErr
+	})
+	switch {
+	case errors.Is(err, errPrintNotFound):
+		return false, nil
+	case errors.Is(err, ErrUnitDone):
+		u.ended = &unitEnd{err: ErrUnitDone}
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	u.ended = &unitEnd{runDone: runDone}
+	return true, nil
 }
 
 // sweeps says whether u's end may have rows to tombstone (see sweep):

@@ -102,7 +102,30 @@ FROM c`
 // cursor together.
 func MatchPrint(ctx context.Context, db Querier, k UnitKey, from int64, print []byte, fetched int64, resume []byte) (bool, error) {
 	var n int
-	err := db.QueryRow(ctx, `WITH p AS (
+	err := db.QueryRow(ctx, matchPrintSQL, k.RunID, k.AccountID, k.Entity, print, from, fetched, resume).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("looking up a page print of %s: %w", k.Entity, err)
+	}
+	return n > 0, nil
+}
+
+// QueueMatchPrint queues MatchPrint's statement in b; found holds its
+// answer once b's results are read.
+func QueueMatchPrint(b *pgx.Batch, k UnitKey, from int64, print []byte, fetched int64, resume []byte, found *bool) {
+	b.Queue(matchPrintSQL, k.RunID, k.AccountID, k.Entity, print, from, fetched, resume).QueryRow(func(row pgx.Row) error {
+		var n int
+		if err := row.Scan(&n); err != nil {
+			return fmt.Errorf("looking up a page print of %s: %w", k.Entity, err)
+		}
+		*found = n > 0
+		return nil
+	})
+}
+
+// matchPrintSQL marks the print $4 of unit ($1, $2, $3) seen when the
+// prints of run $5 (or the unit's own) hold it, and counts the page ($6
+// records fetched; $7 the unit's cursor, when not null) with it.
+const matchPrintSQL = `WITH p AS (
     UPDATE sync_page_prints SET seen_run = $1
     WHERE account_id = $2 AND entity = $3 AND print = $4 AND seen_run IN ($1, $5)
     RETURNING records, max_updated),
@@ -110,12 +133,7 @@ progress AS (
     UPDATE sync_run_units u SET fetched = fetched + $6, unchanged = unchanged + p.records, pages = pages + 1, known_pages = known_pages + 1,
         max_updated_at = GREATEST(u.max_updated_at, p.max_updated), resume = coalesce($7::jsonb, u.resume)
     FROM p WHERE u.run_id = $1 AND u.account_id = $2 AND u.entity = $3)
-SELECT count(*) FROM p`, k.RunID, k.AccountID, k.Entity, print, from, fetched, resume).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("looking up a page print of %s: %w", k.Entity, err)
-	}
-	return n > 0, nil
-}
+SELECT count(*) FROM p`
 
 // PrintsChanged says whether a complete unit that started with trusted
 // prints (from, see ClaimPrints) stored a page, or left a kept page

@@ -1,0 +1,95 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/stretchr/testify/require"
+)
+
+// A unit that trusts its prints and finds its last page by its print ends
+// in that round trip when it allows it (ads.Unit.EndsWithLastPage, as the
+// sync unit job does): it has ended when Sync returns, and Finish returns
+// that end. Without it, Finish ends the unit. A unit ended meanwhile by
+// someone else stores nothing more, and Finish says so.
+func TestAnUnchangedUnitEndsWithTheRoundTripOfItsLastPage(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	ctx := context.Background()
+	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
+	first := b.run(t, full)
+	require.Equal(t, "succeeded", first.Outcome, first.Error)
+	r, err := b.pool.Query(ctx, `SELECT account_id FROM campaigns GROUP BY 1 HAVING count(*) > 5 ORDER BY 1 LIMIT 3`)
+	require.NoError(t, err)
+	var accounts []string
+	for r.Next() {
+		var a string
+		require.NoError(t, r.Scan(&a))
+		accounts = append(accounts, a)
+	}
+	require.NoError(t, r.Err())
+	require.Len(t, accounts, 3, "three accounts of more than one page")
+
+	runID, err := jobs.CreateSyncRun(ctx, b.deps, full)
+	require.NoError(t, err)
+	e, ok := ads.Lookup("campaigns")
+	require.True(t, ok)
+	s := &ads.Syncer{API: b.deps.API, Pool: b.pool, PageSize: 5, Users: b.deps.Users}
+	units := make([]*ads.Unit, len(accounts))
+	for i, a := range accounts {
+		units[i] = &ads.Unit{RunID: runID, AccountID: a, Entity: e, Full: true, KeepsCursor: true, EndsWithLastPage: i != 1}
+		skip, err := s.Begin(ctx, units[i])
+		require.NoError(t, err)
+		require.False(t, skip)
+	}
+	state := func(u *ads.Unit) (st string, pages, known int) {
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT state, pages, known_pages FROM sync_run_units
+WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, u.AccountID, e.Name).Scan(&st, &pages, &known))
+		return st, pages, known
+	}
+
+	// Ended by someone else after its start: nothing more is stored.
+	_, err = b.pool.Exec(ctx, `UPDATE sync_run_units SET state = 'failed', error = 'by hand'
+WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, accounts[2], e.Name)
+	require.NoError(t, err)
+	var listed int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT pages FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+		first.ID, accounts[2], e.Name).Scan(&listed))
+	require.NoError(t, s.Sync(ctx, units[2], ads.Cursor{}))
+	_, err = s.Finish(ctx, units[2])
+	require.ErrorIs(t, err, ads.ErrUnitDone)
+	st, pages, _ := state(units[2])
+	require.Equal(t, "failed", st)
+	require.Equal(t, listed-1, pages, "the pages before the last are counted, as any page found by its print; the last is not")
+
+	// Without EndsWithLastPage: running until Finish.
+	require.NoError(t, s.Sync(ctx, units[1], ads.Cursor{}))
+	st, pages, known := state(units[1])
+	require.Equal(t, store.UnitRunning, st)
+	require.Equal(t, pages, known)
+	runDone, err := s.Finish(ctx, units[1])
+	require.NoError(t, err)
+	require.False(t, runDone, "a unit is still open")
+	st, _, _ = state(units[1])
+	require.Equal(t, "succeeded", st)
+
+	// With it: ended when Sync returns, every page found by its print.
+	require.NoError(t, s.Sync(ctx, units[0], ads.Cursor{}))
+	st, pages, known = state(units[0])
+	require.Equal(t, "succeeded", st, "ended with its last page")
+	require.Greater(t, pages, 1)
+	require.Equal(t, pages, known)
+	runDone, err = s.Finish(ctx, units[0])
+	require.NoError(t, err)
+	require.True(t, runDone, "the run's last open unit ended it")
+	run, err := store.GetRun(ctx, b.pool, runID)
+	require.NoError(t, err)
+	require.Equal(t, "partial", run.Outcome, run.Error)
+	c := entityCounts(run, "campaigns")
+	require.Zero(t, c.Inserted+c.Updated+c.Deleted)
+	requireTruth(t, b, "campaigns")
+}
