@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
@@ -40,12 +41,22 @@ func TestAnUnchangedUnitEndsWithTheRoundTripOfItsLastPage(t *testing.T) {
 	require.True(t, ok)
 	s := &ads.Syncer{API: b.deps.API, Pool: b.pool, PageSize: 5, Users: b.deps.Users}
 	units := make([]*ads.Unit, len(accounts))
+	// The units' first requests are reserved in their Begin's round trip
+	// (the deployment has one user), and each is taken by that request or
+	// given back: none stays in flight.
+	inflight := func() (n int) {
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT coalesce(sum(inflight), 0) FROM api_rate_limits
+WHERE bucket LIKE $1 || '|%' AND split_part(bucket, '|account:', 2) = ANY($2)`, e.Endpoint, accounts).Scan(&n))
+		return n
+	}
+	require.Eventually(t, func() bool { return inflight() == 0 }, 5*time.Second, 10*time.Millisecond)
 	for i, a := range accounts {
 		units[i] = &ads.Unit{RunID: runID, AccountID: a, Entity: e, Full: true, KeepsCursor: true, EndsWithLastPage: i != 1}
 		skip, err := s.Begin(ctx, units[i])
 		require.NoError(t, err)
 		require.False(t, skip)
 	}
+	require.Equal(t, len(accounts), inflight(), "each Begin reserved its unit's first request")
 	state := func(u *ads.Unit) (st string, pages, known int) {
 		require.NoError(t, b.pool.QueryRow(ctx, `SELECT state, pages, known_pages FROM sync_run_units
 WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, u.AccountID, e.Name).Scan(&st, &pages, &known))
@@ -92,4 +103,6 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, accounts[2], e.Na
 	c := entityCounts(run, "campaigns")
 	require.Zero(t, c.Inserted+c.Updated+c.Deleted)
 	requireTruth(t, b, "campaigns")
+	require.Eventually(t, func() bool { return inflight() == 0 }, 5*time.Second, 10*time.Millisecond,
+		"every reservation was answered")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/sync/access"
+	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 )
@@ -299,17 +300,47 @@ func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
 		reach = new([]access.Reach)
 		access.QueueReachers(b, u.AccountID, reach)
 	}
+	var res *api.Reservation
+	if c, endpoint, ok := s.firstRequest(ctx, u); ok {
+		// The first request's reservation too (Sync hands it over).
+		res = c.QueueReservation(b, endpoint, api.TokenUserID(c.UserToken()), u.AccountID)
+	}
 	err = s.Pool.SendBatch(ctx, b).Close()
 	switch {
 	case err != nil:
+		res.Unsent()
 		return false, err
 	case st.Started:
-		u.Bookmark, u.reach, u.resume = st.Bookmark.Bookmark, reach, st.Resume
+		u.Bookmark, u.reach, u.resume, u.reservation = st.Bookmark.Bookmark, reach, st.Resume, res
 		return false, nil
-	case st.Fresh:
+	}
+	res.Release(ctx)
+	if st.Fresh {
 		return true, s.End(ctx, u, store.UnitSkipped, refreshedRecently)
 	}
 	return true, nil // ended: a retry after the unit finished
+}
+
+// firstRequest is the client and rate-limit endpoint of the unit's first
+// request when Begin can tell them: a unit listing its own entity for
+// its account, with one user to act (or none to choose from). Otherwise
+// ok is false, and the request reserves as it is sent.
+func (s *Syncer) firstRequest(ctx context.Context, u *Unit) (c *api.Client, endpoint string, ok bool) {
+	e := u.Entity
+	if u.Inline || u.User != nil || u.AccountID == "" || e.AccessList || e.Streamed() || e.Parents != nil || e.Scope == PerParent {
+		return nil, "", false
+	}
+	c = s.API
+	if s.Users != nil {
+		// The account's user is chosen as the unit syncs (syncAsUser):
+		// only when there is one to choose can Begin tell it.
+		users, err := s.Users.Users(ctx)
+		if err != nil || len(users) != 1 {
+			return nil, "", false
+		}
+		c = users[0].Client
+	}
+	return c, e.Endpoint, c != nil
 }
 
 // WaitingFor names the parent entity whose unit of the same run and

@@ -83,6 +83,9 @@ type Unit struct {
 	// ended is set when the unit ended with its last page: what Finish
 	// returns.
 	ended *unitEnd
+	// reservation is the first request's, made by Begin (see
+	// Syncer.firstRequest), until Sync hands it over.
+	reservation *api.Reservation
 }
 
 // unitEnd is what a unit's end returned (see Unit.EndsWithLastPage).
@@ -168,6 +171,13 @@ func (s *Syncer) client(u *Unit) *api.Client {
 // resumes where it saved it, and from resume only when it saved none (a
 // unit begun before units kept their cursor).
 func (s *Syncer) Sync(ctx context.Context, u *Unit, resume Cursor) error {
+	if r := u.reservation; r != nil {
+		// The first request takes Begin's reservation; one it did not
+		// take is given back.
+		u.reservation = nil
+		ctx = api.WithReservation(ctx, r)
+		defer r.Release(ctx)
+	}
 	var cp Checkpoint
 	if u.KeepsCursor {
 		if len(u.resume) > 0 {

@@ -143,12 +143,18 @@ func bucketsFor(endpoint, user, accountID string) []string {
 }
 
 // Acquire reserves one request on every bucket of endpoint (and account)
-// for user ("" for app-only and unsigned requests). It returns no bucket,
+// for user ("" for app-only and unsigned requests), or takes the
+// reservation ctx carries for that request (see Reservation). It returns no bucket,
 // having reserved nothing, for an endpoint known unlimited (see
 // markUnlimited).
 func (g *Governor) Acquire(ctx context.Context, endpoint, user, accountID string) ([]string, error) {
 	if g.isUnlimited(endpoint) {
 		return nil, nil
+	}
+	if r := reservationFrom(ctx); r != nil {
+		if buckets, ok := r.take(ctx, g, endpoint, user, accountID); ok {
+			return buckets, nil
+		}
 	}
 	buckets := bucketsFor(endpoint, user, accountID)
 	if ok, err := g.reserveEach(ctx, buckets); ok || err != nil {

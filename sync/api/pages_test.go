@@ -14,6 +14,7 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/sync/api"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -376,4 +377,90 @@ func TestPagesThatReuseBodiesHandEachPageWhole(t *testing.T) {
 	for range 2 {
 		require.True(t, slices.Equal(fresh, read(true)), "records read into kept buffers differ from a fresh read's")
 	}
+}
+
+// A reservation made ahead in a caller's batch is taken by the first
+// request of its endpoint, user and account whose context carries it, and
+// by no other: that request reserves nothing more. One no request took is
+// given back by Release; one whose batch was never sent hands its
+// observations back to the next reservation.
+func TestPGGovernorReservationMadeAheadIsTakenByItsRequestOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := migratedPool(t)
+	g := api.NewGovernor(api.PGStore{Pool: pool})
+	g.ObserveDelay = time.Hour // only a reservation or Flush records
+	now := time.Now()
+	g.Now = func() time.Time { return now }
+	const endpoint, user = "GET /x", "u1"
+	mine, account := endpoint+"|user:"+user, endpoint+"|user:"+user+"|account:a1"
+	inflight := func(bucket string) (n int) {
+		t.Helper()
+		require.NoError(t, pool.QueryRow(ctx, `SELECT inflight FROM api_rate_limits WHERE bucket = $1`, bucket).Scan(&n))
+		return n
+	}
+	reset := now.Add(15 * time.Minute)
+	answer := func(b []string) {
+		g.Observe(ctx, b, &api.RateLimit{Limit: 100, Remaining: 90, Reset: reset}, &api.RateLimit{Limit: 50, Remaining: 40, Reset: reset})
+	}
+	b, err := g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	answer(b)
+	require.NoError(t, g.Flush(ctx))
+	require.Zero(t, inflight(mine))
+
+	require.Nil(t, api.NewGovernor(api.NewMemoryStore()).QueueReservation(&pgx.Batch{}, endpoint, user, "a1"),
+		"a store outside Postgres reserves as requests are sent")
+
+	// Reserved in the batch, with the answer kept for the next reservation.
+	b, err = g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	answer(b)
+	require.Equal(t, 1, inflight(mine), "the answer is kept")
+	batch := &pgx.Batch{}
+	r := g.QueueReservation(batch, endpoint, user, "a1")
+	require.NotNil(t, r)
+	require.NoError(t, pool.SendBatch(ctx, batch).Close())
+	require.Equal(t, 1, inflight(mine), "the kept answer ended one request, the reservation began one")
+	require.Equal(t, 1, inflight(account))
+
+	withR := api.WithReservation(ctx, r)
+	other, err := g.Acquire(withR, endpoint, user, "a2")
+	require.NoError(t, err)
+	require.Equal(t, []string{mine, endpoint + "|user:" + user + "|account:a2"}, other)
+	require.Equal(t, 2, inflight(mine), "another account's request reserves its own")
+	taken, err := g.Acquire(withR, endpoint, user, "a1")
+	require.NoError(t, err)
+	require.Equal(t, []string{mine, account}, taken)
+	require.Equal(t, 2, inflight(mine), "the matching request took the reservation")
+	require.Equal(t, 1, inflight(account))
+	again, err := g.Acquire(withR, endpoint, user, "a1")
+	require.NoError(t, err)
+	require.Equal(t, 2, inflight(account), "a reservation is taken once")
+	r.Release(ctx)
+	require.Equal(t, 2, inflight(account), "a taken reservation is not given back")
+	for _, done := range [][]string{other, taken, again} {
+		answer(done)
+	}
+	require.NoError(t, g.Flush(ctx))
+	require.Zero(t, inflight(mine))
+
+	// Not taken: given back.
+	batch = &pgx.Batch{}
+	r = g.QueueReservation(batch, endpoint, user, "a1")
+	require.NoError(t, pool.SendBatch(ctx, batch).Close())
+	require.Equal(t, 1, inflight(account))
+	r.Release(ctx)
+	require.Zero(t, inflight(account))
+	require.Zero(t, inflight(mine))
+
+	// Never sent: the kept answer goes to the next reservation.
+	b, err = g.Acquire(ctx, endpoint, user, "a1")
+	require.NoError(t, err)
+	answer(b)
+	r = g.QueueReservation(&pgx.Batch{}, endpoint, user, "a1")
+	r.Unsent()
+	require.Equal(t, 1, inflight(mine))
+	require.NoError(t, g.Flush(ctx))
+	require.Zero(t, inflight(mine), "the answer handed back is recorded")
 }
