@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
@@ -16,7 +17,7 @@ import (
 // in that round trip when it allows it (ads.Unit.EndsWithLastPage, as the
 // sync unit job does): it has ended when Sync returns, and Finish returns
 // that end. Without it, Finish ends the unit. A unit ended meanwhile by
-// someone else stores nothing more, and Finish says so.
+// someone else is not ended again, and Finish says it had ended.
 func TestAnUnchangedUnitEndsWithTheRoundTripOfItsLastPage(t *testing.T) {
 	t.Parallel()
 	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
@@ -63,7 +64,8 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, u.AccountID, e.Na
 		return st, pages, known
 	}
 
-	// Ended by someone else after its start: nothing more is stored.
+	// Ended by someone else after its start: its pages are counted as
+	// found, and it stays as it was ended.
 	_, err = b.pool.Exec(ctx, `UPDATE sync_run_units SET state = 'failed', error = 'by hand'
 WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, accounts[2], e.Name)
 	require.NoError(t, err)
@@ -75,7 +77,7 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, accounts[2], e.Na
 	require.ErrorIs(t, err, ads.ErrUnitDone)
 	st, pages, _ := state(units[2])
 	require.Equal(t, "failed", st)
-	require.Equal(t, listed-1, pages, "the pages before the last are counted, as any page found by its print; the last is not")
+	require.Equal(t, listed, pages, "each page found by its print is counted, the last too")
 
 	// Without EndsWithLastPage: running until Finish.
 	require.NoError(t, s.Sync(ctx, units[1], ads.Cursor{}))
@@ -102,6 +104,20 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, accounts[2], e.Na
 	require.Equal(t, "partial", run.Outcome, run.Error)
 	c := entityCounts(run, "campaigns")
 	require.Zero(t, c.Inserted+c.Updated+c.Deleted)
+	requireTruth(t, b, "campaigns")
+
+	// A changed first page and the last one unchanged: the last is found,
+	// but the unit does not end with it, and Finish keeps the stored
+	// page's print: the next run finds every page again.
+	_, err = b.fake.Srv.AdsMutate(fixtures.AdsMutation{AccountID: accounts[0], Kind: "campaigns", Change: 1})
+	require.NoError(t, err)
+	changed := b.run(t, full)
+	require.Equal(t, "succeeded", changed.Outcome, changed.Error)
+	require.EqualValues(t, 1, entityCounts(changed, "campaigns").Updated)
+	next := b.run(t, full)
+	require.Equal(t, "succeeded", next.Outcome, next.Error)
+	pages, known = unitPages(t, b.pool, next.ID, "campaigns")
+	require.Equal(t, pages, known, "every page found by its print")
 	requireTruth(t, b, "campaigns")
 	require.Eventually(t, func() bool { return inflight() == 0 }, 5*time.Second, 10*time.Millisecond,
 		"every reservation was answered")

@@ -836,46 +836,22 @@ func (u *Unit) endsWith(c Cursor) bool {
 	return u.EndsWithLastPage && c.Done && u.lastPart && !u.Inline && u.sweeps() && u.trustsWithLock()
 }
 
-// errPrintNotFound rolls back endWithLastPrint's transaction.
-var errPrintNotFound = errors.New("the page's print is not among the kept ones")
-
 // endWithLastPrint looks up the print of the unit's last page as
-// MatchPrint does, in the round trip of Finish's lock and its prints'
-// check: one round trip fewer for a unit whose pages are all unchanged.
-// When the print is found the unit ends as Finish would end it, and Finish
-// returns that end; when it is not, nothing is changed and the page is
-// stored as any other, before Finish. A unit found ended stores nothing
-// more: Finish returns ErrUnitDone.
+// MatchPrint does, and ends the unit in the same round trip when that was
+// its whole end: the print found, every kept page found again and none
+// stored (store.EndWithLastPrint). Finish then returns that end. Otherwise
+// the page is counted when found, stored as any other when not, and
+// Finish ends the unit.
 func (s *Syncer) endWithLastPrint(ctx context.Context, u *Unit, print []byte, fetched int64, resume []byte) (found bool, err error) {
-	var trust store.PrintsTrust
-	var runDone bool
-	err = store.LockUnitQueueFunc(ctx, s.Pool, u.Key(), func(b *pgx.Batch) {
-		store.QueueMatchPrint(b, u.Key(), u.printsFrom, print, fetched, resume, &found)
-		store.QueueTrustUnchanged(b, u.Key(), &trust)
-	}, func(tx pgx.Tx, state string) error {
-		switch {
-		case state != store.UnitRunning:
-			// Ended meanwhile (cancelled, or failed by a rescue): nothing
-			// of this transaction stays, and Finish finds the unit ended.
-			return ErrUnitDone
-		case !found:
-			return errPrintNotFound
-		}
-		done, endErr := s.end(ctx, tx, u, &trust)
-		runDone = done
-		return endErr
-	})
-	switch {
-	case errors.Is(err, errPrintNotFound):
-		return false, nil
-	case errors.Is(err, ErrUnitDone):
-		u.ended = &unitEnd{err: ErrUnitDone}
-		return true, nil
-	case err != nil:
+	res, err := store.EndWithLastPrint(ctx, s.Pool, u.Key(), store.LastPrint{From: u.printsFrom, Print: print, Fetched: fetched, Resume: resume},
+		u.Complete(), u.emptyPages)
+	if err != nil {
 		return false, err
 	}
-	u.ended = &unitEnd{runDone: runDone}
-	return true, nil
+	if res.Ended {
+		u.ended = &unitEnd{runDone: res.RunDone}
+	}
+	return res.Found, nil
 }
 
 // sweeps says whether u's end may have rows to tombstone (see sweep):

@@ -135,6 +135,90 @@ progress AS (
     FROM p WHERE u.run_id = $1 AND u.account_id = $2 AND u.entity = $3)
 SELECT count(*) FROM p`
 
+// LastPrint is a unit's last listed page, looked up by its print as
+// MatchPrint looks a page up.
+type LastPrint struct {
+	From    int64 // the run whose kept prints the unit trusts
+	Print   []byte
+	Fetched int64  // the page's records, repeats included
+	Resume  []byte // the unit's cursor after the page, nil for none
+}
+
+// LastPrintEnd is what EndWithLastPrint did.
+type LastPrintEnd struct {
+	// Found says the page's print was among the kept ones: the page is
+	// counted as MatchPrint counts it.
+	Found bool
+	// Ended says the unit ended: it found every kept page and stored
+	// none, so its prints are trusted and it succeeded.
+	Ended bool
+	// RunDone says the unit's end finished its run.
+	RunDone bool
+}
+
+// EndWithLastPrint is, for a complete unit that trusts the prints of run
+// from and has no parents to sweep by, the lookup of its last page's print
+// and its whole end in one round trip and one transaction: the unit's
+// lock, MatchPrint and, when the print was found, the unit is running and
+// no print changed (PrintsChanged), the prints' trust, the unit's
+// completion with its emptyPages (see emptyPagesSQL) and the run's end.
+// Otherwise only MatchPrint's count stays: Finish ends the unit, after the
+// page is stored when its print was not found.
+func EndWithLastPrint(ctx context.Context, db Batcher, k UnitKey, p LastPrint, full bool, emptyPages int64) (res LastPrintEnd, err error) {
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity)
+	b.Queue(matchPrintSQL, k.RunID, k.AccountID, k.Entity, p.Print, p.From, p.Fetched, p.Resume)
+	args := []any{k.RunID, k.AccountID, k.Entity, p.Print}
+	b.Queue(`WITH ch AS (SELECT `+unchangedEndSQL+` AS ends),
+trust AS (`+trustPrintsSQL+` SELECT $2, $3, $1 FROM ch WHERE ch.ends `+trustPrintsConflictSQL+`)
+SELECT ends FROM ch`, args...)
+	b.Queue(`UPDATE sync_run_units SET pages = pages + $5
+WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND $5 > 0 AND `+unchangedEndSQL, append(args, emptyPages)...)
+	b.Queue(completeUnitWhenSQL(unchangedEndSQL, "$5"), append(args, full)...)
+	queueFinishRun(b, k.RunID, "")
+	b.Queue(`COMMIT`)
+	br := db.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	var state string
+	var n int
+	if _, err = br.Exec(); err == nil {
+		err = br.QueryRow().Scan(&state)
+	}
+	if err == nil {
+		if err = br.QueryRow().Scan(&n); err != nil {
+			err = fmt.Errorf("looking up a page print of %s: %w", k.Entity, err)
+		}
+	}
+	if err == nil {
+		err = br.QueryRow().Scan(&res.Ended)
+	}
+	for i := 0; i < 2 && err == nil; i++ {
+		_, err = br.Exec()
+	}
+	if err != nil {
+		return LastPrintEnd{}, err
+	}
+	res.Found = n > 0
+	if res.RunDone, err = readFinishRun(br); err != nil {
+		return LastPrintEnd{}, err
+	}
+	_, err = br.Exec() // COMMIT
+	return res, err
+}
+
+// unchangedEndSQL says ($1 run, $2 account, $3 entity, $4 the last page's
+// print) that a unit that trusted its prints ends with that page: it is
+// running, the page's print was found, and no print changed (see
+// printsChangedSQL).
+const unchangedEndSQL = `(EXISTS (SELECT FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state = 'running')
+    AND EXISTS (SELECT FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND print = $4 AND seen_run = $1)
+    AND NOT ` + printsChangedSQL + `)`
+
 // PrintsChanged says whether a complete unit that started with trusted
 // prints (from, see ClaimPrints) stored a page, or left a kept page
 // unfound: only then may its sweep have anything to tombstone.
@@ -144,8 +228,10 @@ func PrintsChanged(ctx context.Context, tx pgx.Tx, k UnitKey) (bool, error) {
 	return changed, err
 }
 
-const printsChangedSQL = `EXISTS (SELECT FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3)
-    OR EXISTS (SELECT FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run <> $1)`
+// printsChangedSQL is one parenthesized condition, to be used within
+// others.
+const printsChangedSQL = `(EXISTS (SELECT FROM sync_unit_seen_pages WHERE run_id = $1 AND account_id = $2 AND entity = $3)
+    OR EXISTS (SELECT FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run <> $1))`
 
 // PrintsTrust is the result of QueueTrustUnchanged.
 type PrintsTrust struct {

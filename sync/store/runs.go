@@ -399,15 +399,23 @@ func CompleteUnit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) error {
 
 // completeUnitSQL marks an open unit succeeded and advances its bookmark;
 // a unit that ended (succeeded, failed, skipped) is left as it is.
-const completeUnitSQL = `WITH u AS (
+var completeUnitSQL = completeUnitWhenSQL("TRUE", "$4")
+
+// completeUnitWhenSQL is completeUnitSQL completing only when the
+// condition when holds, with full the parameter saying the listing was
+// complete.
+func completeUnitWhenSQL(when, full string) string {
+	return `WITH u AS (
     UPDATE sync_run_units SET state = 'succeeded', finished_at = now(), error = NULL
-    WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state IN ('pending', 'running') RETURNING max_updated_at)
+    WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state IN ('pending', 'running') AND ` + when + `
+    RETURNING max_updated_at)
 INSERT INTO sync_bookmarks (account_id, entity, bookmark, last_full_at, last_success_at)
-SELECT $2, $3, u.max_updated_at, CASE WHEN $4 THEN now() END, now() FROM u
+SELECT $2, $3, u.max_updated_at, CASE WHEN ` + full + ` THEN now() END, now() FROM u
 ON CONFLICT (account_id, entity) DO UPDATE SET
     bookmark = GREATEST(sync_bookmarks.bookmark, EXCLUDED.bookmark),
     last_full_at = COALESCE(EXCLUDED.last_full_at, sync_bookmarks.last_full_at),
     last_success_at = EXCLUDED.last_success_at`
+}
 
 // EndUnit marks a unit failed or skipped with a reason, and returns whether
 // the run is now finished. One round trip: on a pool, the unit's end and
