@@ -10,6 +10,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,13 +28,8 @@ func TestAnUnchangedUnitEndsWithTheRoundTripOfItsLastPage(t *testing.T) {
 	require.Equal(t, "succeeded", first.Outcome, first.Error)
 	r, err := b.pool.Query(ctx, `SELECT account_id FROM campaigns GROUP BY 1 HAVING count(*) > 5 ORDER BY 1 LIMIT 3`)
 	require.NoError(t, err)
-	var accounts []string
-	for r.Next() {
-		var a string
-		require.NoError(t, r.Scan(&a))
-		accounts = append(accounts, a)
-	}
-	require.NoError(t, r.Err())
+	accounts, err := pgx.CollectRows(r, pgx.RowTo[string])
+	require.NoError(t, err)
 	require.Len(t, accounts, 3, "three accounts of more than one page")
 
 	runID, err := jobs.CreateSyncRun(ctx, b.deps, full)

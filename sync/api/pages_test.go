@@ -15,6 +15,7 @@ import (
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -297,6 +298,22 @@ func TestPGGovernorReservesAndObservesEveryBucketOfARequest(t *testing.T) {
 	require.Equal(t, [2]int{1, 0}, [2]int{remaining, inflight}, "an answer without the account's headers only ends its reservation")
 }
 
+// The requests of the governor tests below: endpoint, for user.
+const endpoint, user = "GET /x", "u1"
+
+// keptAnswersGovernor is a governor over a new database's windows, at a
+// fixed time, whose answers are recorded by the next reservation or Flush
+// only.
+func keptAnswersGovernor(t *testing.T) (*pgxpool.Pool, *api.Governor, time.Time) {
+	t.Helper()
+	pool := migratedPool(t)
+	g := api.NewGovernor(api.PGStore{Pool: pool})
+	g.ObserveDelay = time.Hour
+	now := time.Now()
+	g.Now = func() time.Time { return now }
+	return pool, g, now
+}
+
 // An answer that leaves its windows room to spare is recorded with the
 // next reservation, in its round trip (until then its request still counts
 // in flight); one that leaves little room is recorded at once; what no
@@ -304,12 +321,7 @@ func TestPGGovernorReservesAndObservesEveryBucketOfARequest(t *testing.T) {
 func TestPGGovernorRecordsAnAnswerWithRoomToSpareWithTheNextReservation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := migratedPool(t)
-	g := api.NewGovernor(api.PGStore{Pool: pool})
-	g.ObserveDelay = time.Hour // only a reservation or Flush records
-	now := time.Now()
-	g.Now = func() time.Time { return now }
-	const endpoint, user = "GET /x", "u1"
+	pool, g, now := keptAnswersGovernor(t)
 	mine, account := endpoint+"|user:"+user, endpoint+"|user:"+user+"|account:a1"
 	type state struct{ Remaining, Inflight int }
 	row := func(bucket string) state {
@@ -387,12 +399,7 @@ func TestPagesThatReuseBodiesHandEachPageWhole(t *testing.T) {
 func TestPGGovernorReservationMadeAheadIsTakenByItsRequestOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := migratedPool(t)
-	g := api.NewGovernor(api.PGStore{Pool: pool})
-	g.ObserveDelay = time.Hour // only a reservation or Flush records
-	now := time.Now()
-	g.Now = func() time.Time { return now }
-	const endpoint, user = "GET /x", "u1"
+	pool, g, now := keptAnswersGovernor(t)
 	mine, account := endpoint+"|user:"+user, endpoint+"|user:"+user+"|account:a1"
 	inflight := func(bucket string) (n int) {
 		t.Helper()

@@ -62,16 +62,21 @@ func (g *Governor) QueueReservation(b *pgx.Batch, endpoint, user, accountID stri
 // Unsent hands back what r took from the governor when its batch failed:
 // the observations go to the next reservation, and nothing was reserved.
 func (r *Reservation) Unsent() {
+	if r.end() {
+		r.gov.keepPending(r.observed)
+	}
+}
+
+// end marks r taken, once: false when r is nil or was taken already.
+func (r *Reservation) end() bool {
 	if r == nil {
-		return
+		return false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.taken {
-		return
-	}
+	ended := r.taken
 	r.taken = true
-	r.gov.keepPending(r.observed)
+	return !ended
 }
 
 // take hands a request of (g, endpoint, user, account) the reservation,
@@ -85,12 +90,7 @@ func (r *Reservation) take(ctx context.Context, g *Governor, endpoint, user, acc
 		return nil, false
 	}
 	r.taken = true
-	var reserved []string
-	for i, b := range r.buckets {
-		if r.ok[i] {
-			reserved = append(reserved, b)
-		}
-	}
+	reserved := r.reserved()
 	if len(reserved) == len(r.buckets) {
 		return r.buckets, true
 	}
@@ -98,24 +98,30 @@ func (r *Reservation) take(ctx context.Context, g *Governor, endpoint, user, acc
 	return nil, false
 }
 
+// reserved lists the buckets r's batch reserved; r.mu is held.
+func (r *Reservation) reserved() []string {
+	var reserved []string
+	for i, b := range r.buckets {
+		if r.ok[i] {
+			reserved = append(reserved, b)
+		}
+	}
+	return reserved
+}
+
 // Release gives back the buckets r reserved when no request took them (a
 // unit that ended without asking, or asked as another user): one round
 // trip, and none when a request took r.
 func (r *Reservation) Release(ctx context.Context) {
-	if r == nil {
+	if !r.end() {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.taken {
-		return
-	}
-	r.taken = true
+	reserved := r.reserved()
+	r.mu.Unlock()
 	var release []Observation
-	for i, b := range r.buckets {
-		if r.ok[i] {
-			release = append(release, Observation{Bucket: b}) // no rate limit: a release
-		}
+	for _, b := range reserved {
+		release = append(release, Observation{Bucket: b}) // no rate limit: a release
 	}
 	if len(release) > 0 {
 		_ = r.gov.Store.(batchStore).ObserveEach(context.WithoutCancel(ctx), release)
