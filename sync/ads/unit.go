@@ -80,18 +80,13 @@ type Unit struct {
 	resume []byte
 	// lastPart says the part being listed is the unit's last.
 	lastPart bool
-	// ended is set when the unit ended with its last page: what Finish
-	// returns.
-	ended *unitEnd
+	// ended says the unit ended with its last page (see
+	// Unit.EndsWithLastPage), and runDone that its end finished the run:
+	// what Finish returns.
+	ended, runDone bool
 	// reservation is the first request's, made by Begin (see
 	// Syncer.firstRequest), until Sync hands it over.
 	reservation *api.Reservation
-}
-
-// unitEnd is what a unit's end returned (see Unit.EndsWithLastPage).
-type unitEnd struct {
-	runDone bool
-	err     error
 }
 
 // saveCursor is the Checkpoint of a unit that keeps its cursor.
@@ -779,8 +774,8 @@ var ErrUnitDone = errors.New("unit already finished")
 // and its bookmark advanced, all in one transaction. It reports whether the
 // run finished with it.
 func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) {
-	if u.ended != nil {
-		return u.ended.runDone, u.ended.err
+	if u.ended {
+		return u.runDone, nil
 	}
 	if !u.Inline && !u.sweeps() {
 		// Nothing to read before the completion: one round trip.
@@ -848,9 +843,7 @@ func (s *Syncer) endWithLastPrint(ctx context.Context, u *Unit, print []byte, fe
 	if err != nil {
 		return false, err
 	}
-	if res.Ended {
-		u.ended = &unitEnd{runDone: res.RunDone}
-	}
+	u.ended, u.runDone = res.Ended, res.RunDone
 	return res.Found, nil
 }
 

@@ -109,19 +109,6 @@ func MatchPrint(ctx context.Context, db Querier, k UnitKey, from int64, print []
 	return n > 0, nil
 }
 
-// QueueMatchPrint queues MatchPrint's statement in b; found holds its
-// answer once b's results are read.
-func QueueMatchPrint(b *pgx.Batch, k UnitKey, from int64, print []byte, fetched int64, resume []byte, found *bool) {
-	b.Queue(matchPrintSQL, k.RunID, k.AccountID, k.Entity, print, from, fetched, resume).QueryRow(func(row pgx.Row) error {
-		var n int
-		if err := row.Scan(&n); err != nil {
-			return fmt.Errorf("looking up a page print of %s: %w", k.Entity, err)
-		}
-		*found = n > 0
-		return nil
-	})
-}
-
 // matchPrintSQL marks the print $4 of unit ($1, $2, $3) seen when the
 // prints of run $5 (or the unit's own) hold it, and counts the page ($6
 // records fetched; $7 the unit's cursor, when not null) with it.
