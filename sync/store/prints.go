@@ -79,6 +79,16 @@ func QueueClaimPrints(b *pgx.Batch, table string, k UnitKey, complete bool, c *P
 // complete, which a unit also is when the entity has no bookmark: see
 // ads.Unit.Complete); running, when not empty, is a further condition of
 // the claim.
+//
+// Whether the account has a live row is asked as the first row in key
+// order, not as EXISTS: Postgres keeps the plan of a statement it has run
+// a few times, and a plan made while the table holds few rows or none (a
+// load into an emptied table, or a first load between two automatic
+// ANALYZEs) scans the whole table, which then costs least. EXISTS then
+// keeps reading every row the other accounts store meanwhile
+// (milliseconds a unit, growing with the table); the first row in key
+// order is read through the key's index whatever the table held when the
+// plan was made.
 func claimPrintsSQL(table, running string) string {
 	return `WITH old AS (
     SELECT prints_run, bookmark FROM sync_bookmarks WHERE account_id = $1 AND entity = $2),
@@ -87,7 +97,8 @@ c AS (
 clear AS (UPDATE sync_bookmarks SET prints_run = NULL WHERE account_id = $1 AND entity = $2 AND prints_run IS NOT NULL ` + running + `)
 SELECT CASE WHEN c.complete THEN (SELECT prints_run FROM old) END,
     CASE WHEN c.complete AND (SELECT prints_run FROM old) IS NULL
-        THEN EXISTS (SELECT FROM ` + pgx.Identifier{table}.Sanitize() + ` t WHERE t.account_id = $1 AND NOT t.deleted) END
+        THEN (SELECT true FROM ` + pgx.Identifier{table}.Sanitize() + ` t WHERE t.account_id = $1 AND NOT t.deleted
+            ORDER BY t.account_id, t.id LIMIT 1) IS NOT NULL END
 FROM c`
 }
 

@@ -1,0 +1,4 @@
+package store
+
+// ClaimPrintsSQL is claimPrintsSQL, for the test of its plan.
+var ClaimPrintsSQL = claimPrintsSQL
