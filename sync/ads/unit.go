@@ -612,7 +612,7 @@ func (s *Syncer) countIfUnchanged(ctx context.Context, u *Unit, p *stagedPage, c
 	if cp != nil {
 		progress.Resume = cursorJSON(c)
 	}
-	newIdx, changedIdx, err := store.ChangedRecords(ctx, store.Unprepared{DB: s.Pool}, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), nil, progress)
+	newIdx, changedIdx, err := store.ChangedRecords(ctx, s.Pool, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), nil, progress)
 	if err != nil {
 		return pageSort{}, fmt.Errorf("storing %s: %w", e.Name, err)
 	}
@@ -873,7 +873,7 @@ func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit, trust *store.Pri
 	if e.Parents != nil {
 		// Whether or not the listing was complete: the children of
 		// parents stored deleted were not asked for.
-		tag, err := tx.Exec(ctx, e.ParentSweepSQL(), u.AccountID)
+		tag, err := tx.Exec(ctx, e.ParentSweepSQL(), store.PlanEachCall(u.AccountID)...)
 		if err != nil {
 			return fmt.Errorf("sweeping %s of deleted %s: %w", e.Name, e.Parents.Entity, err)
 		}

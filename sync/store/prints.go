@@ -81,14 +81,12 @@ func QueueClaimPrints(b *pgx.Batch, table string, k UnitKey, complete bool, c *P
 // the claim.
 //
 // Whether the account has a live row is asked as the first row in key
-// order, not as EXISTS: Postgres keeps the plan of a statement it has run
-// a few times, and a plan made while the table holds few rows or none (a
-// load into an emptied table, or a first load between two automatic
-// ANALYZEs) scans the whole table, which then costs least. EXISTS then
-// keeps reading every row the other accounts store meanwhile
-// (milliseconds a unit, growing with the table); the first row in key
-// order is read through the key's index whatever the table held when the
-// plan was made.
+// order, not as EXISTS. Queued in a batch, the statement cannot be planned
+// at each call, and Postgres may keep a plan made while the table was
+// empty (see PlanEachCall): with EXISTS that plan reads every row other
+// accounts store meanwhile, milliseconds a unit, growing with the table;
+// the first row in key order is read through the key's index whatever the
+// table held when the plan was made.
 func claimPrintsSQL(table, running string) string {
 	return `WITH old AS (
     SELECT prints_run, bookmark FROM sync_bookmarks WHERE account_id = $1 AND entity = $2),

@@ -185,17 +185,6 @@ type Querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Unprepared is a Querier that sends each statement without preparing it
-// first: one round trip where a statement new to the connection takes two
-// (a prepare, then the statement), and nothing kept on the connection. For
-// statements whose text names a table, each sent a few times by a short
-// process. Parameters are typed by their Go type.
-type Unprepared struct{ DB Querier }
-
-func (u Unprepared) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	return u.DB.QueryRow(ctx, sql, append([]any{pgx.QueryExecModeExec}, args...)...)
-}
-
 // PendingUnits lists the units of a run not yet started, the entity except
 // aside.
 func PendingUnits(ctx context.Context, tx pgx.Tx, runID int64, except string) ([]UnitKey, error) {

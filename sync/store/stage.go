@@ -229,7 +229,7 @@ type UnchangedProgress struct {
 // progress.Resume is set. ids must not repeat. Call it inside the page's
 // transaction, or with seen nil on its own: a page found unchanged then
 // needs nothing more, and one that is not is stored by a transaction that
-// calls it again.
+// calls it again. The lookup is planned at each call (see PlanEachCall).
 func ChangedRecords(ctx context.Context, db Querier, table string, hasAccount bool, accountID string, ids, hashes []string,
 	seen *Seen, progress *UnchangedProgress) (fresh, changed []int32, err error) {
 	args := []any{ids, hashes}
@@ -265,14 +265,15 @@ func ChangedRecords(ctx context.Context, db Querier, table string, hasAccount bo
 	q += `
 SELECT COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE new), '{}')::int4[],
        COALESCE(array_agg(n - 1 ORDER BY n) FILTER (WHERE NOT new), '{}')::int4[] FROM d`
-	err = db.QueryRow(ctx, q, args...).Scan(&fresh, &changed)
+	err = db.QueryRow(ctx, q, PlanEachCall(args...)...).Scan(&fresh, &changed)
 	return fresh, changed, err
 }
 
-// Sweep runs sweepSQL (see ads.Entity.SweepSQL) and forgets the unit's seen
-// pages; it returns how many rows became tombstones.
+// Sweep runs sweepSQL (see ads.Entity.SweepSQL), planned at this call (see
+// PlanEachCall), and forgets the unit's seen pages; it returns how many
+// rows became tombstones.
 func Sweep(ctx context.Context, tx pgx.Tx, sweepSQL string, runID int64, accountID, entity string) (int64, error) {
-	tag, err := tx.Exec(ctx, sweepSQL, runID, accountID, entity)
+	tag, err := tx.Exec(ctx, sweepSQL, PlanEachCall(runID, accountID, entity)...)
 	if err != nil {
 		return 0, err
 	}
