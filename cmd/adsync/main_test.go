@@ -48,6 +48,11 @@ type env struct {
 	base string // the fake's address (control paths under /_fixtures/)
 }
 
+// testWorker is the worker settings of newEnv's configuration: a
+// heartbeat and a death far quicker than the defaults, so that the tests of
+// a worker's death take a second, not half a minute.
+const testWorker = "worker: {heartbeat: 200ms, dead_after: 1s, job_timeout: 1m}\n"
+
 // newEnv serves a fake built from tweak and writes a configuration with
 // extra appended (YAML).
 func newEnv(t testing.TB, tweak func(*fixtures.Options), extra string) *env {
@@ -75,9 +80,8 @@ api:
   access_secret: %q
   timeout: 10s
 schedules: {sync: "", insights: "", posts: "", export: ""}
-worker: {heartbeat: 200ms, dead_after: 1s, job_timeout: 1m}
-export: {out: %q}
-`, e.db, apiURL, adsURL, sb, opts.ConsumerKey, opts.ConsumerSecret, opts.OwnerToken, opts.OwnerSecret, filepath.Join(e.dir, "out"))
+%sexport: {out: %q}
+`, e.db, apiURL, adsURL, sb, opts.ConsumerKey, opts.ConsumerSecret, opts.OwnerToken, opts.OwnerSecret, testWorker, filepath.Join(e.dir, "out"))
 	e.conf = filepath.Join(e.dir, "adsync.yaml")
 	require.NoError(t, os.WriteFile(e.conf, []byte(conf+extra), 0o600))
 	return e
