@@ -3,11 +3,9 @@ package store_test
 import (
 	"context"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/adsync/adsync/sync/store"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -122,31 +120,3 @@ func TestRunsWhoseOwnJobWasCancelledBeforeTheyFannedOutFail(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// TestTheLookForAbandonedUnitsAndRunsReadsOnlyTheOpenOnes checks the plans
-// of EndAbandoned's lookups, which every worker's heartbeat runs, over a
-// history of finished runs: they must read the open units and runs through
-// their indexes, not every unit and run ever recorded.
-func TestTheLookForAbandonedUnitsAndRunsReadsOnlyTheOpenOnes(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool, run := setupRuns(t)
-	addUnit(t, pool, run, "a1", "campaigns", store.UnitRunning)
-	addUnit(t, pool, run, "a1", "cards", store.UnitPending)
-	_, err := pool.Exec(ctx, `WITH r AS (
-    INSERT INTO sync_runs (pipeline, outcome, finished_at) SELECT 'sync', 'succeeded', now() FROM generate_series(1, 1000)
-    RETURNING id)
-INSERT INTO sync_run_units (run_id, account_id, entity, state)
-SELECT r.id, 'a' || a, 'campaigns', 'succeeded' FROM r, generate_series(1, 20) a;
-ANALYZE sync_runs; ANALYZE sync_run_units`)
-	require.NoError(t, err)
-	for _, q := range []string{store.EndAbandonedUnitsSQL, store.AbandonedRunsSQL} {
-		r, err := pool.Query(ctx, `EXPLAIN `+q)
-		require.NoError(t, err)
-		lines, err := pgx.CollectRows(r, pgx.RowTo[string])
-		require.NoError(t, err)
-		plan := strings.Join(lines, "\n")
-		require.NotContains(t, plan, "Seq Scan on sync_run_units", plan)
-		require.NotContains(t, plan, "Seq Scan on sync_runs", plan)
-	}
-}

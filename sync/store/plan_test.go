@@ -2,11 +2,66 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
+
+// The tests of the plans Postgres makes for statements whose cost must not
+// grow with rows they do not need: other accounts' rows, finished runs.
+
+// oneConnection is a connection to a migrated database with one run,
+// released when the test ends: the plans a connection keeps are its own.
+func oneConnection(t *testing.T) *pgxpool.Conn {
+	t.Helper()
+	pool, _ := setupRuns(t)
+	conn, err := pool.Acquire(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(conn.Release)
+	return conn
+}
+
+// explain is Postgres's plan of statement q, which it does not run.
+func explain(t *testing.T, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, q string) string {
+	t.Helper()
+	r, err := db.Query(context.Background(), `EXPLAIN `+q)
+	require.NoError(t, err)
+	lines, err := pgx.CollectRows(r, pgx.RowTo[string])
+	require.NoError(t, err)
+	return strings.Join(lines, "\n")
+}
+
+// TestTheClaimOfPrintsReadsAnAccountsRowsByTheKeyWhateverTheTableHeld
+// checks the plan Postgres keeps for the claim (see store.ClaimPrints):
+// made on an empty table that knows from its statistics how its rows
+// spread over accounts (emptied since, as before a reload), it must still
+// read the account's rows through the key's index, not every row of the
+// table, which the other accounts of the load fill meanwhile.
+func TestTheClaimOfPrintsReadsAnAccountsRowsByTheKeyWhateverTheTableHeld(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := oneConnection(t)
+	_, err := conn.Exec(ctx, `INSERT INTO campaigns (account_id, id, raw, doc_hash)
+SELECT 'a' || (i % 20), 'c' || i, '{}', 'h' FROM generate_series(1, 2000) i;
+ANALYZE campaigns;
+TRUNCATE campaigns`)
+	require.NoError(t, err)
+	// The plan Postgres keeps after a few runs is the generic one: ask
+	// for it at once.
+	_, err = conn.Exec(ctx, `SET plan_cache_mode = force_generic_plan`)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `PREPARE claim (text, text, boolean) AS `+store.ClaimPrintsSQL("campaigns", ""))
+	require.NoError(t, err)
+	plan := explain(t, conn, `EXECUTE claim ('a1', 'campaigns', true)`)
+	require.Contains(t, plan, "Index Scan using campaigns_pkey on campaigns", plan)
+	require.NotContains(t, plan, "Seq Scan on campaigns", plan)
+}
 
 // TestALookupOfAnEntityTableIsPlannedForTheTableAsItIsThen calls
 // ChangedRecords often while campaigns holds few rows (after an ANALYZE,
@@ -17,10 +72,7 @@ import (
 func TestALookupOfAnEntityTableIsPlannedForTheTableAsItIsThen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, _ := setupRuns(t)
-	conn, err := pool.Acquire(ctx)
-	require.NoError(t, err)
-	defer conn.Release()
+	conn := oneConnection(t)
 	insert := func(accounts string, n int) {
 		t.Helper()
 		_, err := conn.Exec(ctx, `INSERT INTO campaigns (account_id, id, raw, doc_hash)
@@ -28,7 +80,7 @@ SELECT $1 || (i % 20), $1 || 'c' || i, '{}', 'h' FROM generate_series(1, $2::int
 		require.NoError(t, err)
 	}
 	insert("a", 40)
-	_, err = conn.Exec(ctx, `ANALYZE campaigns`)
+	_, err := conn.Exec(ctx, `ANALYZE campaigns`)
 	require.NoError(t, err)
 	ids, hashes := []string{"ac1", "ac2", "new"}, []string{"h", "other", "h"}
 	for range 8 {
@@ -56,4 +108,28 @@ FROM pg_stat_xact_user_tables WHERE relname = 'campaigns'`).Scan(&seq, &idx))
 	seq, idx := scans(tx)
 	require.Equal(t, seq0, seq, "the lookup read the whole table")
 	require.Greater(t, idx, idx0)
+}
+
+// TestTheLookForAbandonedUnitsAndRunsReadsOnlyTheOpenOnes checks the plans
+// of EndAbandoned's lookups, which every worker's heartbeat runs, over a
+// history of finished runs: they must read the open units and runs through
+// their indexes, not every unit and run ever recorded.
+func TestTheLookForAbandonedUnitsAndRunsReadsOnlyTheOpenOnes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	addUnit(t, pool, run, "a1", "campaigns", store.UnitRunning)
+	addUnit(t, pool, run, "a1", "cards", store.UnitPending)
+	_, err := pool.Exec(ctx, `WITH r AS (
+    INSERT INTO sync_runs (pipeline, outcome, finished_at) SELECT 'sync', 'succeeded', now() FROM generate_series(1, 1000)
+    RETURNING id)
+INSERT INTO sync_run_units (run_id, account_id, entity, state)
+SELECT r.id, 'a' || a, 'campaigns', 'succeeded' FROM r, generate_series(1, 20) a;
+ANALYZE sync_runs; ANALYZE sync_run_units`)
+	require.NoError(t, err)
+	for _, q := range []string{store.EndAbandonedUnitsSQL, store.AbandonedRunsSQL} {
+		plan := explain(t, pool, q)
+		require.NotContains(t, plan, "Seq Scan on sync_run_units", plan)
+		require.NotContains(t, plan, "Seq Scan on sync_runs", plan)
+	}
 }

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/adsync/adsync/sync/store"
@@ -155,37 +154,4 @@ VALUES ('a1', 'campaigns', '\x01', '{c1}', 1, $1), ('a1', 'campaigns', '\x02', '
 	require.True(t, found)
 	require.False(t, lockAndTrust(), "every kept page found, none stored")
 	require.Equal(t, run, printsRun(t, pool, "a1", "campaigns"), "trusted for the unit's run")
-}
-
-// TestTheClaimOfPrintsReadsAnAccountsRowsByTheKeyWhateverTheTableHeld
-// checks the plan Postgres keeps for the claim (see store.ClaimPrints):
-// made on an empty table that knows from its statistics how its rows
-// spread over accounts (emptied since, as before a reload), it must still
-// read the account's rows through the key's index, not every row of the
-// table, which the other accounts of the load fill meanwhile.
-func TestTheClaimOfPrintsReadsAnAccountsRowsByTheKeyWhateverTheTableHeld(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool, _ := setupRuns(t)
-	conn, err := pool.Acquire(ctx)
-	require.NoError(t, err)
-	defer conn.Release()
-	_, err = conn.Exec(ctx, `INSERT INTO campaigns (account_id, id, raw, doc_hash)
-SELECT 'a' || (i % 20), 'c' || i, '{}', 'h' FROM generate_series(1, 2000) i;
-ANALYZE campaigns;
-TRUNCATE campaigns`)
-	require.NoError(t, err)
-	// The plan Postgres keeps after a few runs is the generic one: ask
-	// for it at once.
-	_, err = conn.Exec(ctx, `SET plan_cache_mode = force_generic_plan`)
-	require.NoError(t, err)
-	_, err = conn.Exec(ctx, `PREPARE claim (text, text, boolean) AS `+store.ClaimPrintsSQL("campaigns", ""))
-	require.NoError(t, err)
-	r, err := conn.Query(ctx, `EXPLAIN EXECUTE claim ('a1', 'campaigns', true)`)
-	require.NoError(t, err)
-	lines, err := pgx.CollectRows(r, pgx.RowTo[string])
-	require.NoError(t, err)
-	plan := strings.Join(lines, "\n")
-	require.Contains(t, plan, "Index Scan using campaigns_pkey on campaigns", plan)
-	require.NotContains(t, plan, "Seq Scan on campaigns", plan)
 }
