@@ -117,4 +117,19 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, accounts[2], e.Na
 	requireTruth(t, b, "campaigns")
 	require.Eventually(t, func() bool { return inflight() == 0 }, 5*time.Second, 10*time.Millisecond,
 		"every reservation was answered")
+
+	// A unit whose saved cursor says its listing is done (a retry after
+	// its last page) sends no request: Sync gives Begin's reservation back.
+	retried, err := jobs.CreateSyncRun(ctx, b.deps, full)
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, started_at, resume)
+VALUES ($1, $2, $3, 'running', now(), '{"started": true, "done": true}')`, retried, accounts[1], e.Name)
+	require.NoError(t, err)
+	u := &ads.Unit{RunID: retried, AccountID: accounts[1], Entity: e, Full: true, KeepsCursor: true, EndsWithLastPage: true}
+	skip, err := s.Begin(ctx, u)
+	require.NoError(t, err)
+	require.False(t, skip)
+	require.Equal(t, 1, inflight(), "Begin reserved the unit's first request")
+	require.NoError(t, s.Sync(ctx, u, ads.Cursor{}))
+	require.Zero(t, inflight(), "the reservation no request took was given back")
 }
