@@ -33,6 +33,11 @@ type Config struct {
 	// health endpoints, on an address other than loopback: HTTP basic auth
 	// as user admin. Without it they are refused there.
 	UIPassword string `yaml:"ui_password"`
+	// HTTPAllowedHosts are the names, comma-separated, by which browsers
+	// may reach the worker's pages besides localhost and IP addresses (a
+	// proxy's or DNS name): NAME for any port, NAME:PORT for that one. Any
+	// other name in a request's Host is refused (DNS rebinding).
+	HTTPAllowedHosts string `yaml:"http_allowed_hosts"`
 
 	API       API       `yaml:"api"`
 	Schedules Schedules `yaml:"schedules"`
@@ -263,6 +268,7 @@ var settings = []setting{
 	{"secret_key", "ADSYNC_SECRET_KEY", func(c *Config) *string { return &c.SecretKey }, nil},
 	{"http_addr", "ADSYNC_HTTP_ADDR", func(c *Config) *string { return &c.HTTPAddr }, nil},
 	{"ui_password", "ADSYNC_UI_PASSWORD", func(c *Config) *string { return &c.UIPassword }, nil},
+	{"http_allowed_hosts", "ADSYNC_HTTP_ALLOWED_HOSTS", func(c *Config) *string { return &c.HTTPAllowedHosts }, nil},
 	{"api.url", "ADSYNC_API_URL", func(c *Config) *string { return &c.API.URL }, nil},
 	{"api.ads_url", "ADSYNC_ADS_URL", func(c *Config) *string { return &c.API.AdsURL }, nil},
 	{"api.sandbox_ads_url", "ADSYNC_SANDBOX_ADS_URL", func(c *Config) *string { return &c.API.SandboxAdsURL }, nil},
@@ -460,6 +466,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := export.ParseOutput(c.Export.Out); err != nil {
 		return keyErrorf("export.out", "%s", strings.TrimPrefix(err.Error(), "export: "))
+	}
+	if _, err := c.AllowedHosts(); err != nil {
+		return err
 	}
 	if c.Sync.Overlap < 0 {
 		return keyErrorf("sync.overlap", "must not be negative")

@@ -71,6 +71,7 @@ func TestEveryDocumentedEnvironmentVariableIsRead(t *testing.T) {
 	require.Equal(t, "v-adsync_access_secret", cfg.API.AccessSecret)
 	require.Equal(t, "v-adsync_secret_key", cfg.SecretKey)
 	require.Equal(t, "v-adsync_http_addr", cfg.HTTPAddr)
+	require.Equal(t, "v-adsync_http_allowed_hosts", cfg.HTTPAllowedHosts)
 	require.Equal(t, 45*time.Second, time.Duration(cfg.API.Timeout))
 	require.Equal(t, "v-adsync_export_out", cfg.Export.Out)
 }
