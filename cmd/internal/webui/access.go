@@ -11,14 +11,23 @@ import (
 // User is the basic-auth user name the pages ask for with a password.
 const User = "admin"
 
-// Access guards the runs page and River's UI: open on a loopback address;
-// elsewhere refused unless Password is set, and then behind HTTP basic
-// auth as User.
+// Access is the worker's access layer, in front of every page its HTTP
+// server serves (the runs page, River's UI) but the probes and the
+// scrape. In order, it refuses a request whose Host names neither this
+// machine nor an allowed name (DNS rebinding, see hosts.go), a browser's
+// write from another site (cross-site request forgery, see crosssite.go),
+// and, off loopback, a request without the password: there the pages are
+// refused unless Password is set, and then behind HTTP basic auth as User.
+// Every response it gives, refusals included, forbids framing and sniffing.
 type Access struct {
 	// Loopback says the server listens on a loopback address only.
 	Loopback bool
 	// Password is ui_password (ADSYNC_UI_PASSWORD); never logged.
 	Password string
+	// AllowedHosts are the names besides localhost and IP addresses that a
+	// request's Host may give (http_allowed_hosts): "NAME" for any port,
+	// "NAME:PORT" for that one.
+	AllowedHosts []string
 }
 
 // IsLoopback says whether addr, a listener's address, is a loopback one.
@@ -36,6 +45,36 @@ func IsLoopback(addr net.Addr) bool {
 
 // Wrap returns next behind the access rules.
 func (a Access) Wrap(next http.Handler) http.Handler {
+	hosts := newHostRule(a.AllowedHosts)
+	authed := a.authenticate(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setPageHeaders(w.Header())
+		if why := hosts.refusal(r.Host); why != "" {
+			http.Error(w, why, http.StatusForbidden)
+			return
+		}
+		if why := crossSiteWrite(r); why != "" {
+			http.Error(w, why, http.StatusForbidden)
+			return
+		}
+		authed.ServeHTTP(w, r)
+	})
+}
+
+// setPageHeaders marks a response as one no other page may frame (the
+// old header and the CSP one: clickjacking of River's UI's buttons), whose
+// type a browser must not guess, and whose links send no Referer off site.
+// The policy is added, not set: a page's own policy adds to it.
+func setPageHeaders(h http.Header) {
+	h.Set("X-Frame-Options", "DENY")
+	h.Add("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+}
+
+// authenticate returns next behind the password rule: open on loopback;
+// elsewhere refused without a password, else behind basic auth.
+func (a Access) authenticate(next http.Handler) http.Handler {
 	if a.Loopback {
 		return next
 	}

@@ -167,6 +167,7 @@ func render(w http.ResponseWriter, name string, data any) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	// Added beside the access layer's frame-ancestors policy: both apply.
+	w.Header().Add("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
 	_, _ = w.Write(b.Bytes())
 }
