@@ -3,6 +3,8 @@ package adsynccmd
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -77,7 +80,8 @@ func chromium(t *testing.T) string {
 
 // The worker's runs page and River's UI, in a real browser: they load
 // without console errors, show the runs table, the chart and the jobs of
-// a finished sync.
+// a finished sync; River's UI's own buttons write through the access
+// layer, while another site's page can neither write nor frame them.
 func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -130,4 +134,45 @@ func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
 	require.NoError(t, err, "River's UI lists the sync's completed jobs")
 	shot("riverui.png")
 	require.Empty(t, errs.take(), "River's UI logs no errors")
+
+	// River's UI writes through the access layer: its Cancel button cancels a job.
+	mine := parkJob(t, pool)
+	err = chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("http://%s/riverui/jobs/%d", addr, mine)),
+		chromedp.Click(`//button[normalize-space(.)='Cancel']`))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return jobState(t, pool, mine) == "cancelled" }, 10*time.Second, 50*time.Millisecond,
+		"River's UI cancels a job from its own page")
+	require.Empty(t, errs.take(), "River's UI logs no errors")
+	crossSite(ctx, t, pool, addr, errs)
+}
+
+// crossSite opens a page of another site (a server of its own, reached as
+// localhost while the worker is 127.0.0.1) and from there sends River's UI
+// the write a plain HTML form can send, then frames it: Chromium sends the
+// write but the worker refuses it, and Chromium refuses to show the frame.
+func crossSite(ctx context.Context, t *testing.T, pool *pgxpool.Pool, addr string, errs *consoleErrors) {
+	t.Helper()
+	theirs := parkJob(t, pool)
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, "<!doctype html><title>another site</title><p>another site</p>")
+	}))
+	defer evil.Close()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(strings.Replace(evil.URL, "127.0.0.1", "localhost", 1)), chromedp.WaitVisible(chromedp.CSS("p"))))
+	status, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`fetch('http://%s/riverui/api/jobs/cancel', {method: 'POST', mode: 'no-cors',
+  headers: {'Content-Type': 'text/plain'}, body: '{"ids":["%d"],"pad":"="}'}).then(r => r.type)`, addr, theirs), chromedp.EvalAwaitPromise))
+	require.NoError(t, err, "%v", errs.take())
+	require.Equal(t, "opaque", status, "the browser sent the write")
+	require.Equal(t, "scheduled", jobState(t, pool, theirs), "another site's page cannot cancel a job")
+
+	errs.take()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+		`const f = document.createElement('iframe'); f.src = 'http://%s/riverui/'; document.body.appendChild(f)`, addr))))
+	require.Eventually(t, func() bool {
+		for _, e := range errs.take() {
+			if strings.Contains(e, `violates the following Content Security Policy directive: "frame-ancestors 'none'"`) {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 50*time.Millisecond, "Chromium refuses to frame River's UI")
 }

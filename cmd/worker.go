@@ -31,7 +31,9 @@ SIGTERM the worker stops fetching, lets jobs in flight finish within --shutdown-
 The HTTP server also serves the runs page at / (recent runs, failures, a 30-day
 chart) and River's UI at /riverui/: open on a loopback address; on any other
 address refused unless ADSYNC_UI_PASSWORD (ui_password) is set, and then behind
-HTTP basic auth as user admin.`,
+HTTP basic auth as user admin. On any address the pages refuse a Host that is not
+an IP address, localhost or a name in http_allowed_hosts (DNS rebinding), refuse
+a browser's write from another site, and may not be framed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" {
@@ -75,9 +77,14 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.Registry(), promhttp.HandlerOpts{}))
 	// Everything else is the runs page and River's UI, behind the access
-	// rules; the probes and the scrape above stay open.
+	// layer; the probes and the scrape above stay open.
 	ui := webui.New(webui.Options{Pool: deps.Pool})
-	mux.Handle("/", webui.Access{Loopback: webui.IsLoopback(ln.Addr()), Password: a.cfg.UIPassword}.Wrap(ui))
+	access, err := a.access(ln.Addr())
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	mux.Handle("/", access.Wrap(ui))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 
@@ -113,6 +120,15 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 	}
 	fmt.Fprintln(a.stdout, "worker stopped")
 	return nil
+}
+
+// access is the worker's access layer for its pages on the listener addr.
+func (a *app) access(addr net.Addr) (webui.Access, error) {
+	hosts, err := a.cfg.AllowedHosts()
+	if err != nil {
+		return webui.Access{}, err
+	}
+	return webui.Access{Loopback: webui.IsLoopback(addr), Password: a.cfg.UIPassword, AllowedHosts: hosts}, nil
 }
 
 // uiAccessNote says, after the pages' URLs, who may open them: nothing on
