@@ -42,10 +42,21 @@ exclusive. --full starts at each account's creation (a backfill). --segmentation
 pulls only that segmentation (TYPE:VALUE for the types that need a country or platform:
 REGIONS:US, PLATFORM_VERSIONS:1), always through asynchronous jobs of at most 45 days.
 
+A span is clamped to each account's life: it starts no earlier than the account's creation
+and ends no later than today in the account's time zone (the current hour for HOUR); a line
+says so for each account whose --start or --end was moved.
+
 A request that can never finish exits 2 before anything is queued: an --end at or before
-the start, or a start after an account's today in its own time zone (each refused account
-is named with the two days), or a segmentation type not among these:
+the start, a start after an account's today in its own time zone, or an end before the
+account's creation (each refused account is named with the two days), or a segmentation
+type not among these:
 ` + strings.Join(stats.SegmentationTypes, ", ") + `.
+
+So does a run that needs more active entities requests (one per account, entity type and
+90 days of the clamped span) than stats.max_budget_share (default ` + fmt.Sprint(stats.DefaultMaxBudgetShare) + `) of the
+` + fmt.Sprint(stats.ActiveBudget.Limit) + ` the endpoint takes in a ` + fmt.Sprint(stats.ActiveBudget.Window.Minutes()) + `-minute window, which every adsync process of the
+user shares. The message gives the figure: pull a shorter span, fewer accounts or entity
+types, or raise the share. The worker holds queued and scheduled runs to the same share.
 
 Ctrl-C during --wait leaves the run open: run the same command again (same flags) and it
 continues that run and its waiting jobs instead of starting another.
@@ -61,8 +72,8 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 	f := cmd.Flags()
 	f.StringSliceVar(&accounts, "accounts", nil, "account ids, comma-separated (default: every account of the user)")
 	f.StringSliceVar(&entities, "entities", nil, "entity types, comma-separated (default: stats.entities)")
-	f.StringVar(&start, "start", "", "first day or time (default: today minus stats.lookback)")
-	f.StringVar(&end, "end", "", "end day or time, exclusive (default: now)")
+	f.StringVar(&start, "start", "", "first day or time (default: today minus stats.lookback; earliest: the account's creation)")
+	f.StringVar(&end, "end", "", "end day or time, exclusive (default and latest: now)")
 	f.StringVar(&gran, "granularity", "", "DAY or HOUR (default: stats.granularity)")
 	f.StringVar(&segmentation, "segmentation", "", "pull only this segmentation (AGE, GENDER, REGIONS:US, ...) through asynchronous jobs")
 	f.BoolVar(&full, "full", false, "start at each account's creation instead of the lookback")
@@ -70,7 +81,8 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 	return cmd
 }
 
-// statsSync checks args (their span in each account's zone too), then
+// statsSync checks args (their span in each account's zone and their
+// share of the active entities window too), then
 // continues the open run the same arguments recorded (an interrupted --wait
 // leaves one) or records a new one, queues it, and with wait works it until
 // it ends.
@@ -90,7 +102,7 @@ func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) err
 	if err := a.checkAccounts(ctx, deps, "--accounts", args.AccountIDs); err != nil {
 		return err
 	}
-	if err := a.checkStatsSpan(ctx, deps, req, set); err != nil {
+	if err := a.checkStatsRequest(ctx, deps, req, set); err != nil {
 		return err
 	}
 	id, open, err := stats.OpenRun(ctx, deps.Pool, args)
@@ -113,25 +125,35 @@ func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) err
 	return a.waitStatsRun(ctx, deps, id)
 }
 
-// checkStatsSpan refuses, before anything is queued, a span that can never
-// be pulled for one of the accounts (stats.CheckSpan, in each account's
-// zone). Only explicit bounds can make a span empty. When the accounts
-// cannot be read the run goes ahead: the worker ends such an account with
-// the same reason.
-func (a *app) checkStatsSpan(ctx context.Context, deps *jobs.Deps, req stats.Request, set stats.Settings) error {
-	if req.Start.T.IsZero() && req.End.T.IsZero() {
-		return nil
-	}
+// checkStatsRequest refuses, before anything is recorded or queued, a span
+// that can never be pulled for one of the accounts, or a run over its share
+// of the active entities window (stats.Preflight, in each account's zone),
+// and says in a line per account (at most maxClampLines) how a requested
+// span was clamped to the account's life. When the accounts cannot be read
+// the run goes ahead: the worker ends such an account with the same reason,
+// and refuses such a run with the same figure.
+func (a *app) checkStatsRequest(ctx context.Context, deps *jobs.Deps, req stats.Request, set stats.Settings) error {
 	accounts, err := stats.Accounts(ctx, deps.API, req.AccountIDs)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "adsync: could not check the span in the accounts' time zones (%v); going ahead\n", err)
 		return nil
 	}
-	if err := stats.CheckSpan(accounts, set, req, a.clock()); err != nil {
+	clamped, err := stats.Preflight(accounts, set, req, a.clock())
+	for i, line := range clamped {
+		if i == maxClampLines {
+			fmt.Fprintf(a.stdout, "stats sync: %d more accounts' spans clamped to their lives\n", len(clamped)-i)
+			break
+		}
+		fmt.Fprintf(a.stdout, "stats sync: %s\n", line)
+	}
+	if err != nil {
 		return usageError("stats sync: %v", err)
 	}
 	return nil
 }
+
+// maxClampLines bounds the lines that say how spans were clamped.
+const maxClampLines = 10
 
 // waitStatsRun waits for run id to end and prints its report. An
 // interrupt leaves the run open for the same command to continue.

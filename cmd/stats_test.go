@@ -167,7 +167,9 @@ func TestStatsSyncInterruptedWhileWaitingIsContinuedByTheSameCommand(t *testing.
 	}()
 	r = b.run(t, cmd...)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	require.Regexp(t, `^continuing stats run \d+, which the same command left unfinished\n`, r.stdout)
+	// A line for an account created after 1 February may come first: its
+	// span is clamped to its life.
+	require.Regexp(t, `(?m)^continuing stats run \d+, which the same command left unfinished$`, r.stdout)
 	require.Contains(t, r.stdout, " succeeded\n")
 	require.Equal(t, 1, count(`SELECT count(*) FROM sync_runs WHERE pipeline = 'stats'`), "one run")
 	require.Equal(t, 1, count(`SELECT count(*) FROM sync_runs WHERE pipeline = 'stats' AND outcome = 'succeeded'`))

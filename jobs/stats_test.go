@@ -7,6 +7,7 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/stats"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
@@ -80,4 +81,22 @@ func TestStatsRunWithAnEmptySpanEndsAtOnceNamingTheAccountAndDays(t *testing.T) 
 	require.Equal(t, []string{a.ID}, run.Report.Done)
 	require.Zero(t, run.Report.ActiveRequests+run.Report.Requests, "nothing asked of the service")
 	require.Zero(t, b.count(t, `SELECT count(*) FROM sync_runs WHERE outcome = 'running'`))
+}
+
+// A queued or scheduled run over its share of the active entities window
+// ends failed at once, with the figure: one attempt, no request for
+// analytics.
+func TestStatsRunOverItsBudgetShareEndsFailedAtOnceWithTheFigure(t *testing.T) {
+	t.Parallel()
+	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) { d.Stats.MaxBudgetShare = 0.001 })
+	ctx := context.Background()
+	ev := b.runJob(t, jobs.StatsArgs{Trigger: "schedule"})
+	require.Equal(t, river.EventKindJobCancelled, ev.Kind)
+	require.Equal(t, 1, ev.Job.Attempt, "not retried")
+
+	run, err := stats.GetRun(ctx, b.pool, runOf(t, b, ev.Job.ID))
+	require.NoError(t, err)
+	require.Equal(t, "failed", run.Outcome)
+	require.Regexp(t, `^this run needs at least \d+ active entities requests .*; stats\.max_budget_share 0\.001 allows 2 of the 2000`, run.Error)
+	require.Zero(t, b.fake.Srv.Stats().Family("GET /12/stats/accounts/{account_id}/active_entities").Requests)
 }

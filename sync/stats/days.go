@@ -170,11 +170,19 @@ func (a Account) bucket(granularity string, s Span, i int) (time.Time, *time.Tim
 // up to now, in whole buckets (for DAY the local days from today minus
 // lookback through today; today's row is partial until the next run).
 func (a Account) Lookback(granularity string, lookback time.Duration, now time.Time) Span {
+	end := a.spanEnd(granularity, now)
 	if granularity == Hour {
-		end := now.UTC().Truncate(time.Hour).Add(time.Hour)
 		return Span{Start: end.Add(-lookback - time.Hour), End: end}
 	}
-	today := a.LocalDate(now)
 	days := int((lookback + 24*time.Hour - 1) / (24 * time.Hour))
-	return Span{Start: today.AddDate(0, 0, -days), End: today.AddDate(0, 0, 1)}
+	return Span{Start: end.AddDate(0, 0, -days-1), End: end}
+}
+
+// spanEnd is where the account's data ends at now, as a span's exclusive
+// end: after today in its zone, or for HOUR after the current hour.
+func (a Account) spanEnd(granularity string, now time.Time) time.Time {
+	if granularity == Hour {
+		return now.UTC().Truncate(time.Hour).Add(time.Hour)
+	}
+	return a.LocalDate(now).AddDate(0, 0, 1)
 }

@@ -147,16 +147,21 @@ func (r *Runner) clock() time.Time {
 }
 
 // Run pulls req: for each account and entity type, the active entities of
-// the span, then their stats, each synchronous answer stored as soon as it
-// arrives (replacing the same ids and span); the account's asynchronous
-// requests are recorded (and Checkpoint called) in one transaction when
-// the account is done. An account whose span can never be pulled (it
-// starts after the account's today, or ends at or before its start) is
-// done at once, its reason in Report.Empty: trying again cannot help. A
-// rate-limited request fails with the client's *api.RetryAtError, which
-// callers turn into a snooze; running again with the checkpoint as
-// Request.Resume goes on from the first account not done (re-pulling an
-// account replaces, so never double counts).
+// the span (clamped to the account's life: Account.SpanFor), then their
+// stats, each synchronous answer stored as soon as it arrives (replacing
+// the same ids and span); the account's asynchronous requests are recorded
+// (and Checkpoint called) in one transaction when the account is done. An
+// account whose span can never be pulled (it starts after the account's
+// today, ends at or before its start, or ends before the account's first
+// day) is done at once, its reason in Report.Empty: trying again cannot
+// help. A run that needs more active entities requests than its share of
+// the endpoint's window fails with a *BudgetError before its first request
+// (CheckBudget, over the accounts not done yet), so a scheduled or queued
+// run is held to the share the command checks. A rate-limited request
+// fails with the client's *api.RetryAtError, which callers turn into a
+// snooze; running again with the checkpoint as Request.Resume goes on from
+// the first account not done (re-pulling an account replaces, so never
+// double counts).
 func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 	// The 429 answers of the synchronous pulls (the requests are counted
 	// by kind below); a 429 that ends the attempt is in the Report
@@ -175,14 +180,15 @@ func (r *Runner) Run(ctx context.Context, req Request) (Report, error) {
 		return Report{}, err
 	}
 	rep := req.Resume
+	accounts = slices.DeleteFunc(accounts, func(a Account) bool { return slices.Contains(rep.Done, a.ID) })
+	if err := CheckBudget(accounts, set, req, r.clock()); err != nil {
+		return rep, err
+	}
 	for _, a := range accounts {
-		if slices.Contains(rep.Done, a.ID) {
-			continue
-		}
 		now := r.clock()
-		span := a.SpanFor(req, set, now)
+		asked, span := a.spans(req, set, now)
 		var async []Query
-		if why := a.checkSpan(span, set.Granularity, now); why != nil {
+		if why := a.checkSpan(asked, span, set.Granularity, now); why != nil {
 			rep.Empty = append(slices.Clone(rep.Empty), why.Error())
 		} else {
 			rep.Accounts++

@@ -305,3 +305,39 @@ func TestARunEndsTheAccountsWhoseSpanIsEmptyAndPullsTheOthers(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM ad_stats WHERE account_id <> $1`, tokyo).Scan(&others))
 	require.Zero(t, others, "nothing asked for the empty accounts")
 }
+
+// A run from 1900 to 2100, as a queued or scheduled run carries it (no
+// command checked it), pulls each account's life only: one active entities
+// request per account and entity type (the fake's accounts are 30 to 60
+// days old), not one per 90 days of two centuries.
+func TestARunFrom1900To2100PullsOnlyTheAccountsLives(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	accts := b.accounts(t)
+	rep, err := b.runner.Run(context.Background(), stats.Request{Entities: []string{stats.EntityCampaign},
+		Start: stats.Bound{T: time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), Date: true},
+		End:   stats.Bound{T: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), Date: true}})
+	require.NoError(t, err)
+	require.Equal(t, len(accts), rep.ActiveRequests)
+	require.Equal(t, len(accts), b.fake.Srv.Stats().Family("GET /12/stats/accounts/{account_id}/active_entities").Requests)
+	most := 0
+	for _, a := range accts {
+		most += int(a.LocalDate(b.now).Sub(a.LocalDate(a.Created))/(24*time.Hour)) + 2
+	}
+	require.LessOrEqual(t, rep.AccountDays, most, "the days from each account's creation through today")
+	require.Positive(t, rep.Rows)
+}
+
+// A run over its share of the active entities window fails before its
+// first request, with the figure, whoever queued it.
+func TestARunOverItsBudgetShareFailsBeforeItsFirstRequest(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	accts := b.accounts(t)
+	b.runner.Settings.MaxBudgetShare = 0.001 // two requests
+	_, err := b.runner.Run(context.Background(), stats.Request{})
+	var be *stats.BudgetError
+	require.ErrorAs(t, err, &be)
+	require.Equal(t, len(accts)*len(stats.DefaultEntities), be.Requests, "the lookback: one request per account and entity type")
+	require.Zero(t, b.fake.Srv.Stats().Family("GET /12/stats/accounts/{account_id}/active_entities").Requests)
+}

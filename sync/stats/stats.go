@@ -90,6 +90,11 @@ type Settings struct {
 	// a platform (PLATFORM_VERSIONS:1). Segmented requests always go
 	// through asynchronous jobs.
 	Segmentations []string
+	// MaxBudgetShare is the most of the active entities endpoint's window
+	// (ActiveBudget) one run may need: a run that needs more is refused
+	// before its first request (CheckBudget). Above 1 a run may span
+	// several windows. Default DefaultMaxBudgetShare.
+	MaxBudgetShare float64
 }
 
 // Normalize applies the defaults and checks every field; errors name the
@@ -148,6 +153,12 @@ func (s Settings) Normalize() (Settings, error) {
 	}
 	if out.Lookback < 0 {
 		return out, fmt.Errorf("stats: lookback %s must be positive", out.Lookback)
+	}
+	if out.MaxBudgetShare == 0 {
+		out.MaxBudgetShare = DefaultMaxBudgetShare
+	}
+	if out.MaxBudgetShare < 0 {
+		return out, fmt.Errorf("stats: max_budget_share %g must be positive", out.MaxBudgetShare)
 	}
 	return out, nil
 }

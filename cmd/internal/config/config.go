@@ -132,7 +132,8 @@ type KeywordSet struct {
 
 // Stats configures the analytics pipeline; empty fields take the defaults
 // of sync/stats (campaigns, line items, promoted posts and media creatives;
-// every metric group each allows; DAY; 14 days).
+// every metric group each allows; DAY; 14 days; half the active entities
+// window).
 type Stats struct {
 	// Entities are entity types (CAMPAIGN, LINE_ITEM, ...).
 	Entities []string `yaml:"entities"`
@@ -146,6 +147,10 @@ type Stats struct {
 	// Segmentations are pulled besides the unsegmented metrics (AGE,
 	// GENDER, REGIONS:US, PLATFORM_VERSIONS:1, ...).
 	Segmentations []string `yaml:"segmentations"`
+	// MaxBudgetShare is the most of the active entities endpoint's
+	// 15-minute window one run may need; a run that needs more is refused
+	// before it starts.
+	MaxBudgetShare float64 `yaml:"max_budget_share"`
 }
 
 // Posts lists v2 posts the posts pipeline hydrates besides those of the

@@ -14,6 +14,7 @@ func (c Config) withPipelineDefaults() Config {
 	c.Insights.Lookback = Duration(7 * 24 * time.Hour)
 	c.Stats.Lookback = Duration(stats.DefaultLookback)
 	c.Stats.Granularity = stats.Day
+	c.Stats.MaxBudgetShare = stats.DefaultMaxBudgetShare
 	return c
 }
 
@@ -43,7 +44,7 @@ func (c Config) Effective() Config {
 // Settings converts the section to the stats package's type.
 func (s Stats) Settings() stats.Settings {
 	return stats.Settings{Entities: s.Entities, MetricGroups: s.MetricGroups, Granularity: s.Granularity,
-		Lookback: time.Duration(s.Lookback), Segmentations: s.Segmentations}
+		Lookback: time.Duration(s.Lookback), Segmentations: s.Segmentations, MaxBudgetShare: s.MaxBudgetShare}
 }
 
 // validatePipelines checks the insights and posts sections with the rules
@@ -69,6 +70,10 @@ func (c Config) validatePipelines() error {
 			return fmt.Errorf("insights.keyword_sets[%d]: name %q is already used by insights.keyword_sets[%d]", i, ns.Name, j)
 		}
 		names[ns.Name] = i
+	}
+	if c.Stats.MaxBudgetShare <= 0 {
+		return fmt.Errorf("stats.max_budget_share: %g must be positive: it is the share of the active entities endpoint's window (%d requests per %s) one run may need",
+			c.Stats.MaxBudgetShare, stats.ActiveBudget.Limit, stats.ActiveBudget.Window)
 	}
 	if _, err := c.Stats.Settings().Normalize(); err != nil {
 		return fmt.Errorf("stats: %w", err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/sync/insights"
+	"github.com/adsync/adsync/sync/stats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,4 +68,25 @@ func TestUnknownKeyInAKeywordSetIsAnError(t *testing.T) {
 	t.Parallel()
 	_, err := Load(Source{File: writeFile(t, "insights:\n  keyword_sets:\n    - name: a\n      keyword: [x]\n"), Getenv: noEnv})
 	require.ErrorContains(t, err, `unknown key "keyword"`)
+}
+
+// stats.max_budget_share defaults to sync/stats' share, is what the runs
+// get, and must be positive.
+func TestStatsMaxBudgetShareDefaultsToHalfTheWindowAndMustBePositive(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(Source{Getenv: noEnv})
+	require.NoError(t, err)
+	require.Equal(t, stats.DefaultMaxBudgetShare, cfg.Stats.Settings().MaxBudgetShare)
+	entries, err := cfg.Entries()
+	require.NoError(t, err)
+	require.Contains(t, entries, Entry{Key: "stats.max_budget_share", Value: "0.5", Origin: "default"})
+
+	cfg, err = Load(Source{File: writeFile(t, "stats:\n  max_budget_share: 0.8\n"), Getenv: noEnv})
+	require.NoError(t, err)
+	require.Equal(t, 0.8, cfg.Stats.Settings().MaxBudgetShare)
+
+	for _, v := range []string{"0", "-0.5"} {
+		_, err := Load(Source{File: writeFile(t, "stats:\n  max_budget_share: "+v+"\n"), Getenv: noEnv})
+		require.ErrorContains(t, err, "stats.max_budget_share: "+v+" must be positive", v)
+	}
 }
