@@ -58,7 +58,7 @@ func createTemp(path string, perm fs.FileMode) (*os.File, string, error) {
 func keepOwnerAndMode(tmp *os.File, old os.FileInfo) error {
 	if st, ok := old.Sys().(*syscall.Stat_t); ok {
 		if err := tmp.Chown(int(st.Uid), int(st.Gid)); err != nil {
-			return fmt.Errorf("it belongs to user %d, group %d, and its replacement could not (%w); it is left as it is", st.Uid, st.Gid, err)
+			return fmt.Errorf("it belongs to user %d, group %d, and a replacement cannot be given to them (%w); it is left as it is", st.Uid, st.Gid, err)
 		}
 	}
 	mode := old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
