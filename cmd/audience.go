@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 
+	"github.com/adsync/adsync/export/outfile"
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/sync/audience"
@@ -138,10 +137,11 @@ user, written as NDJSON to --out or stdout.
 A row with any invalid value is left out whole; a row repeating a user already in the file
 (the same identifiers once normalized and hashed) is counted as a duplicate, not written again. The report (rows read, per-type valid and
 invalid counts, invalid rows by line, or by row for Parquet and queries) goes to stdout when
---out is a file, else to stderr.
+--out is a regular file, else to stderr.
 A run that fails (more invalid rows than --max-invalid, an unreadable file) writes no user:
 --out is written atomically and leaves no file, and stdout gets the users only once the
-whole file passed. An input no user can be read from (no identifier column, a column naming
+whole file passed. An existing --out keeps its mode and owner; a symbolic link is followed
+and its target replaced; a device, a FIFO or /dev/stdout is written into, never replaced. An input no user can be read from (no identifier column, a column naming
 none, a query that writes) exits 2.
 
 Parquet and query columns are named like a CSV header (email, phone_number, device_id, handle,
@@ -206,20 +206,21 @@ func (a *app) audienceHash(ctx context.Context, src sourceFlags, out string, max
 	}
 	defer func() { _ = closeInput() }()
 
-	// The users go to a file first whatever the output: a failed run must
-	// leave nothing that looks complete, and stdout cannot be taken back.
-	var file *atomicFile
+	// The users reach the output only once the whole input passed: a failed
+	// run must leave nothing that looks complete, and stdout (or a FIFO)
+	// cannot be taken back.
+	var file *outfile.File
 	if out != "" {
-		file, err = createAtomic(out)
+		file, err = outfile.Create(out)
 	} else {
-		file, err = createSpool()
+		file, err = outfile.Spool(a.stdout, "stdout")
 	}
 	if err != nil {
 		return fmt.Errorf("audience hash: %w", err)
 	}
-	defer file.abort() // no-op after commit
+	defer file.Abort() // no-op after commit
 	reportTo := a.stdout
-	if out == "" {
+	if file.Stream() { // stdout, /dev/stdout, a FIFO: the report must not join the users
 		reportTo = a.stderr
 	}
 	w := bufio.NewWriterSize(file, 256<<10)
@@ -242,78 +243,8 @@ func (a *app) audienceHash(ctx context.Context, src sourceFlags, out string, max
 	if err := report.CheckInvalid(maxInvalid); err != nil {
 		return fmt.Errorf("audience hash: %s: %w", in, err)
 	}
-	if out == "" {
-		if err := file.copyTo(a.stdout); err != nil {
-			return fmt.Errorf("audience hash: write: %w", err)
-		}
-		return nil
-	}
-	if err := file.commit(); err != nil {
+	if err := file.Commit(); err != nil {
 		return fmt.Errorf("audience hash: %w", err)
 	}
 	return nil
-}
-
-// atomicFile is written under a temporary name beside its destination and
-// renamed into place on commit, so readers never see a partial file; without
-// a destination it is a spool (see createSpool).
-type atomicFile struct {
-	*os.File
-	dest string
-	done bool
-}
-
-func createAtomic(dest string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*.tmp")
-	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", dest, err)
-	}
-	return &atomicFile{File: f, dest: dest}, nil
-}
-
-func (f *atomicFile) commit() error {
-	if err := f.Sync(); err != nil {
-		f.abort()
-		return fmt.Errorf("write %s: %w", f.dest, err)
-	}
-	if err := f.Close(); err != nil {
-		f.abort()
-		return fmt.Errorf("write %s: %w", f.dest, err)
-	}
-	if err := os.Rename(f.Name(), f.dest); err != nil {
-		f.abort()
-		return fmt.Errorf("write %s: %w", f.dest, err)
-	}
-	f.done = true
-	return nil
-}
-
-// createSpool is a temporary file that is never renamed: its bytes are
-// copied out by copyTo once they are known to be wanted.
-func createSpool() (*atomicFile, error) {
-	f, err := os.CreateTemp("", "adsync-hash-*.ndjson")
-	if err != nil {
-		return nil, fmt.Errorf("create a temporary file: %w", err)
-	}
-	return &atomicFile{File: f}, nil
-}
-
-// copyTo writes the spooled bytes to w, then removes the file.
-func (f *atomicFile) copyTo(w io.Writer) error {
-	defer f.abort()
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err := io.Copy(w, f)
-	return err
-}
-
-// abort removes the temporary file unless the commit happened.
-func (f *atomicFile) abort() {
-	if f.done {
-		return
-	}
-	f.done = true
-	_ = f.Close()
-	_ = os.Remove(f.Name())
 }

@@ -10,9 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/adsync/adsync/export/outfile"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -277,27 +277,18 @@ func (f *folder) writeJournal(run int64, files []FileInfo) error {
 	return writeFileSync(filepath.Join(f.stagingRoot(run), journalName), b)
 }
 
-// place moves a staged file to its final path without ever replacing a file
-// there: a name already taken is an error, and what holds it is kept.
+// place moves a staged file to its final path without ever replacing,
+// following or writing into what is there: a name already taken (a file, a
+// symbolic link, a FIFO) is an error, and what holds it is kept.
 func place(staged, final string) error {
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return err
 	}
-	err := os.Link(staged, final)
-	switch {
-	case err == nil:
-		return os.Remove(staged)
-	case errors.Is(err, fs.ErrExist):
-		return fmt.Errorf("export: %s already exists and adsync did not write it in this run; it is left as it is", final)
-	case errors.Is(err, syscall.EXDEV), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTSUP):
-		// A file system without hard links: check, then rename.
-		if _, err := os.Lstat(final); err == nil {
-			return fmt.Errorf("export: %s already exists and adsync did not write it in this run; it is left as it is", final)
-		}
-		return os.Rename(staged, final)
-	default:
-		return err
+	err := outfile.Place(staged, final)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s already exists and adsync did not write it in this run; it is left as it is", final)
 	}
+	return err
 }
 
 func withinRoot(root, p string) bool {
@@ -305,11 +296,15 @@ func withinRoot(root, p string) bool {
 	return err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel)
 }
 
+// writeFileSync writes b, durably, to a new file at path. Anything already
+// there (a file, a symbolic link, a FIFO) is an error and is left as it is:
+// the folder may hold what adsync did not write, and a link would lead the
+// write out of it.
 func writeFileSync(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
@@ -386,7 +381,7 @@ func (f *folder) create(_ context.Context, run int64, rel string) (fileSink, err
 	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
 		return nil, err
 	}
-	fh, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	fh, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644) // a new file, as writeFileSync's
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +404,7 @@ func (f *folder) publish(_ context.Context, run int64, files []pendingFile) erro
 	for _, p := range files {
 		final := filepath.Join(f.root, filepath.FromSlash(p.rel))
 		if err := place(p.sink.(*localFile).tmp, final); err != nil {
-			return err
+			return fmt.Errorf("export: %w", err)
 		}
 		f.placed = append(f.placed, final)
 		dirs[filepath.Dir(final)] = true

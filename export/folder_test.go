@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -288,6 +289,26 @@ func TestARunKilledAfterCommittingGetsItsManifestFromTheNext(t *testing.T) {
 	}
 	sort.Strings(listed)
 	require.Equal(t, killed, listed)
+	require.NoDirExists(t, filepath.Join(out, stagingDir))
+}
+
+func TestARunKilledAfterStagingItsManifestGetsItWrittenAgainByTheNext(t *testing.T) {
+	t.Parallel()
+	pool, out := setup(t, 5)
+	ctx := context.Background()
+	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"},
+		halt: func(step string) bool { return step == "committed" }})
+	require.ErrorIs(t, err, errHalted)
+	// The run died with its manifest staged, not yet in _manifests.
+	run := runningRun(t, pool)
+	staged := filepath.Join(out, stagingDir, fmt.Sprintf("run-%d", run), manifestStaged)
+	require.NoError(t, os.WriteFile(staged, []byte(`{"half":`), 0o644))
+
+	_, err = Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	m, err := ReadManifest(manifestPath(out, run))
+	require.NoError(t, err, "the manifest was staged again and placed")
+	require.Equal(t, run, m.RunID)
 	require.NoDirExists(t, filepath.Join(out, stagingDir))
 }
 

@@ -31,14 +31,18 @@ func (f *folder) writeManifest(_ context.Context, res *Result) error {
 		return err
 	}
 	tmp := filepath.Join(f.stagingRoot(res.RunID), manifestStaged)
+	// A manifest an earlier attempt at this run staged and did not place is
+	// the run's own: it is written again. Anything else there is kept (and
+	// refused by writeFileSync).
+	if fi, err := os.Lstat(tmp); err == nil && fi.Mode().IsRegular() {
+		_ = os.Remove(tmp)
+	}
 	if err := writeFileSync(tmp, append(b, '\n')); err != nil {
 		return err
 	}
+	// Placed, not renamed: a manifest path someone filled meanwhile is kept.
 	path := manifestPath(f.root, res.RunID)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := place(tmp, path); err != nil {
 		return err
 	}
 	syncDir(filepath.Dir(path))
