@@ -71,7 +71,7 @@ func (c Config) validatePipelines() error {
 		names[ns.Name] = i
 	}
 	if _, err := c.Stats.Settings().Normalize(); err != nil {
-		return fmt.Errorf("stats: %w", err)
+		return err // it names the setting: "stats: granularity ..."
 	}
 	if time.Duration(c.Stats.Lookback) < 24*time.Hour {
 		return fmt.Errorf("stats.lookback: %s is shorter than one day", time.Duration(c.Stats.Lookback))
