@@ -1,9 +1,12 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,30 +22,69 @@ func manifestPath(out string, run int64) string {
 }
 
 // manifestStaged is the name a manifest is written under in the run's
-// staging area before it moves into _manifests.
-const manifestStaged = "manifest.json"
+// staging area, where it stays until the run is committed: what the run
+// wrote, for undo to remove the manifest only if it is still that.
+// manifestMoving is the copy that moves into _manifests.
+const (
+	manifestStaged = "manifest.json"
+	manifestMoving = "manifest.json.tmp"
+)
 
-// writeManifest writes the run's manifest atomically and sets res.Manifest.
-// A manifest names only files of its own run, so writing it again (after a
-// crash) replaces the same content.
+// writeManifest writes the run's manifest atomically, never over an
+// existing one, and sets res.Manifest. A manifest names only files of its
+// own run, so writing it again (after a crash) writes the same content.
 func (f *folder) writeManifest(_ context.Context, res *Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(f.stagingRoot(res.RunID), manifestStaged)
-	if err := writeFileSync(tmp, append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	staging := f.stagingRoot(res.RunID)
+	if err := writeFileSync(filepath.Join(staging, manifestStaged), b); err != nil {
+		return err
+	}
+	tmp := filepath.Join(staging, manifestMoving)
+	if err := writeFileSync(tmp, b); err != nil {
 		return err
 	}
 	path := manifestPath(f.root, res.RunID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s already exists and adsync did not write it in this run; it is left as it is", path)
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
 	syncDir(filepath.Dir(path))
 	res.Manifest = path
+	return nil
+}
+
+// removeManifest removes the manifest of a run that did not commit, if it
+// is still byte for byte the one the run staged.
+func (f *folder) removeManifest(run int64) error {
+	stagedPath := filepath.Join(f.stagingRoot(run), manifestStaged)
+	st, err := os.Lstat(stagedPath)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !st.Mode().IsRegular()) {
+		return nil // the run wrote no manifest
+	}
+	if err != nil {
+		return err
+	}
+	staged, err := os.ReadFile(stagedPath)
+	if err != nil {
+		return err
+	}
+	path := manifestPath(f.root, run)
+	placed, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(placed, staged) {
+		return nil // none, or not what the run wrote: leave it
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	return nil
 }
 
