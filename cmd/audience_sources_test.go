@@ -59,6 +59,19 @@ func TestAudienceHashReadsParquetAndAQueryLikeTheCSVNamingRows(t *testing.T) {
 	require.Equal(t, 2, r.code, r.stderr)
 }
 
+func TestAudienceHashNamesAQueryThatFailsAsItsRowsAreReadOnce(t *testing.T) {
+	t.Parallel()
+	db := localpg.NewDatabase(t)
+	crmTable(t, db)
+	_, err := (&serviceBundle{db: db}).pool(t).Exec(context.Background(), `CREATE FUNCTION crm.lookup(id int) RETURNS text LANGUAGE plpgsql AS $$
+		BEGIN IF id = 3 THEN RAISE EXCEPTION 'the lookup service is down'; END IF; RETURN id::text; END $$`)
+	require.NoError(t, err)
+	r := run(t, "audience", "hash", "--query", "SELECT email, crm.lookup(id) AS partner_user_id FROM crm.customers ORDER BY id", "--source-url", db)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Equal(t, "adsync: audience hash: query: the lookup service is down (SQLSTATE P0001)\n", r.stderr)
+	require.Empty(t, r.stdout, "nothing of a failed run is written")
+}
+
 func TestAudienceUploadRefusesAWritingQueryAMailColumnAndAParquetFileWithoutIdentifiersRecordingNothing(t *testing.T) {
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})
@@ -70,8 +83,8 @@ func TestAudienceUploadRefusesAWritingQueryAMailColumnAndAParquetFileWithoutIden
 		args []string
 		want string
 	}{
-		{[]string{"--query", "DELETE FROM crm.customers RETURNING email"}, "query refused: it starts with DELETE"},
-		{[]string{"--query", "WITH gone AS (DELETE FROM crm.customers RETURNING email) SELECT email FROM gone"}, "query refused: it writes"},
+		{[]string{"--query", "DELETE FROM crm.customers RETURNING email"}, "query: refused: it starts with DELETE"},
+		{[]string{"--query", "WITH gone AS (DELETE FROM crm.customers RETURNING email) SELECT email FROM gone"}, "query: refused: it writes"},
 		{[]string{"--query", "SELECT email AS mail FROM crm.customers"}, `query: no identifier column: "mail" names no identifier type`},
 		{[]string{"--in", people}, `people.parquet: no identifier column: "name", "age" name no identifier type`},
 	} {

@@ -1,15 +1,16 @@
 package adsynccmd
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/jackc/pgx/v5"
@@ -42,8 +43,9 @@ no screen name for a token: give it as the third field to see it in adsync auth 
 stored in Postgres, encrypted with ADSYNC_SECRET_KEY, and recorded with the accounts it
 reaches; it prints one line per user, never the token or its secret.
 
-A line that is not a pair, or a token the service refuses, is reported on stderr with
-its line number (and the user id when the token names it), never its content. Every
+A line that is not a pair, a line longer than 1 MiB, or a token the service refuses, is
+reported on stderr with its line number (and the user id when the token names it), never
+its content. Every
 line is processed: the good ones are stored, and the command then exits with status 2
 if any line was refused. The workers pick up new tokens within a minute.`,
 		Args: cobra.NoArgs,
@@ -57,28 +59,35 @@ if any line was refused. The workers pick up new tokens within a minute.`,
 type tokenLine struct {
 	n      int // line number, from 1
 	fields []string
+	// tooLong says the line was longer than hashing.DefaultMaxLineBytes
+	// (its fields were not kept): it is refused as a bad line is.
+	tooLong bool
 }
 
 // readTokenLines reads auth add's input: every line that is neither blank
-// nor a comment.
+// nor a comment. A line over the limit is kept as a refused line, and the
+// lines after it are read.
 func (a *app) readTokenLines() ([]tokenLine, error) {
 	var lines []tokenLine
-	sc := bufio.NewScanner(a.stdin)
-	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	n := 0
-	for sc.Scan() {
-		n++
-		s := strings.TrimSpace(sc.Text())
+	lr := hashing.NewLineReader(a.stdin, hashing.DefaultMaxLineBytes)
+	for {
+		b, n, tooLong, err := lr.Next()
+		if err == io.EOF {
+			return lines, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("auth add: reading standard input at line %d: %w", n, err)
+		}
+		if tooLong {
+			lines = append(lines, tokenLine{n: n, tooLong: true})
+			continue
+		}
+		s := strings.TrimSpace(string(b))
 		if s == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
 		lines = append(lines, tokenLine{n: n, fields: strings.Fields(s)})
 	}
-	if err := sc.Err(); err != nil {
-		// The scanner's error names no input.
-		return nil, fmt.Errorf("auth add: reading standard input after line %d: %w", n, err)
-	}
-	return lines, nil
 }
 
 // addUserTokens is adsync auth add.
@@ -125,6 +134,9 @@ func (a *app) addUserTokens(ctx context.Context) error {
 // error is a failure of adsync's own (the database), which stops the
 // command.
 func (a *app) addUserToken(ctx context.Context, store api.PGUserTokenStore, base *api.Client, l tokenLine) (string, error) {
+	if l.tooLong {
+		return fmt.Sprintf("longer than %d bytes, the longest line read (the line is not shown: it may hold a secret)", hashing.DefaultMaxLineBytes), nil
+	}
 	if n := len(l.fields); n < 2 || n > 3 {
 		fields := fmt.Sprintf("%d fields", n)
 		if n == 1 {

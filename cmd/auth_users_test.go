@@ -184,6 +184,40 @@ func TestAuthAddRefusesBadLinesByNumberAndStoresTheGoodOnes(t *testing.T) {
 	require.Contains(t, r.stderr, "auth add: no tokens on standard input")
 }
 
+func TestAuthAddRefusesAnOverLongLineByNumberAndStoresTheGoodOnesAroundIt(t *testing.T) {
+	t.Parallel()
+	b, users, _ := agencyService(t)
+	// A line over the limit (a token and a runaway secret), between good
+	// lines: refused as any bad line is, by its number and the limit.
+	long := users[2].Token + " " + strings.Repeat("s", 1<<20)
+	in := strings.Join([]string{
+		users[0].Token + " " + users[0].Secret,
+		users[1].Token + " " + users[1].Secret,
+		long,
+		users[2].Token + " " + users[2].Secret,
+	}, "\n") + "\n"
+	r := b.runStdin(t, in, "auth", "add")
+	require.Equal(t, 2, r.code, r.stdout)
+	want := ""
+	for _, u := range users {
+		want += fmt.Sprintf("added user %s (@-): reaches %d accounts; token stored encrypted\n", u.ID, len(u.Accounts))
+	}
+	require.Equal(t, want, r.stdout, "the good lines before and after it are stored")
+	require.Equal(t, "auth add: line 3: longer than 1048576 bytes, the longest line read (the line is not shown: it may hold a secret)\n"+
+		"adsync: auth add: 1 of 4 lines refused (see above); 3 users added\n", r.stderr)
+	b.requireNoSecrets(t, r.stdout+r.stderr, secretsOf(users)...)
+
+	stored, err := api.PGUserTokenStore{Pool: b.pool(t), SecretKey: testSecretKey}.All(context.Background(), b.creds())
+	require.NoError(t, err)
+	require.Len(t, stored, 3)
+	for _, su := range stored {
+		require.NoError(t, su.Err)
+		i := slices.IndexFunc(users, func(u fixtures.FakeUser) bool { return u.ID == su.UserID })
+		require.GreaterOrEqual(t, i, 0, su.UserID)
+		require.True(t, users[i].Secret == su.Token.Secret, "user %s: the good line's secret is stored, not the long line's", su.UserID)
+	}
+}
+
 func TestAuthRemoveForgetsTheUserButKeepsSyncedAccounts(t *testing.T) {
 	t.Parallel()
 	b, users, deleted := agencyService(t)

@@ -34,8 +34,9 @@ type Options struct {
 
 	// afterRows, when set, is called after every row (tests interrupt runs with it).
 	afterRows func(table string, rows int64) error
-	// halt, when set, is asked at each commit step ("written", "placed", "committed")
-	// whether the run stops there as if the process died: no cleanup.
+	// halt, when set, is asked at each commit step ("written", "placed",
+	// "manifest": written, the run not committed yet; "committed") whether
+	// the run stops there as if the process died: no cleanup.
 	halt func(step string) bool
 }
 
@@ -92,11 +93,12 @@ var ErrExportRunning = errors.New("another export is running")
 // Run exports the selected tables to opts.Out, a folder or object-store
 // prefix this database owns (see output.go). Files are written invisibly
 // (a staging area, or multipart uploads not yet completed) and published
-// only when every file of the run is complete; the database records the
-// run (and advances the output's watermarks) before the manifest is
-// written; a run that stops half-way leaves nothing visible once the next
-// run has undone what it published, and that run exports the same rows
-// again.
+// only when every file of the run is complete; the manifest is written
+// and the database records the run (and advances the output's watermarks)
+// in one step, so a run is recorded succeeded only with its manifest, and
+// fails (exits non-zero, recorded failed, undone) without it. A run that
+// stops half-way leaves nothing visible once the next run has undone what
+// it published, and that run exports the same rows again.
 func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error) {
 	tables, err := Select(opts.Tables)
 	if err != nil {
@@ -143,7 +145,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 			w.abort()
 		}
 		out.discard(cleanup, res.RunID)
-		_, _ = store.EndRunAt(cleanup, pool, res.RunID, store.RunFailed, nil, truncate(err.Error(), 2000))
+		_, _ = store.EndRunAt(cleanup, pool, res.RunID, store.RunFailed, nil, truncate(store.Redact(err.Error()), 2000))
 		return nil, err
 	}
 	if exists, err := out.hasManifest(ctx, res.RunID); err != nil || exists {
@@ -169,8 +171,8 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 		all = append(all, pw.written...)
 	}
 
-	// Commit: the journal and the files (publish), then the database, then
-	// the manifest.
+	// Commit: the journal and the files (publish), then the manifest and
+	// the run's record together (see commit).
 	if opts.halt != nil && opts.halt("written") {
 		return nil, errHalted
 	}
@@ -180,40 +182,64 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if opts.halt != nil && opts.halt("placed") {
 		return nil, errHalted
 	}
+	if err := commit(ctx, pool, out, res, opts.halt); err != nil {
+		if errors.Is(err, errHalted) {
+			return nil, err
+		}
+		return fail(err)
+	}
+	// From here the run is committed, manifest included: what it kept for
+	// recovery goes (or the next run drops it).
+	if opts.halt != nil && opts.halt("committed") {
+		return nil, errHalted
+	}
+	out.finish(ctx, res.RunID)
+	return res, nil
+}
+
+// commit writes the run's manifest and records the run in one step: in the
+// transaction that records its files and watermarks and ends it succeeded,
+// the manifest is written before the transaction commits. So a run recorded
+// succeeded has its manifest, and a manifest that cannot be written fails
+// the run as any earlier step does (Run undoes it: its files and its
+// manifest are removed, and it is recorded failed). A process that dies
+// between the manifest and the commit leaves a run the database never
+// committed: the next run undoes it, manifest included (see settle).
+func commit(ctx context.Context, pool *pgxpool.Pool, out output, res *Result, halt func(step string) bool) error {
 	counts := map[string]int64{}
 	for _, tr := range res.Tables {
 		counts[tr.Name] = tr.Rows
 	}
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		for _, tr := range res.Tables {
 			for _, f := range tr.Files {
 				if _, err := tx.Exec(ctx, `INSERT INTO export_files (run_id, table_name, path, rows, bytes, sha256, schema_fingerprint, low, high, output_id)
 					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, res.RunID, tr.Name, f.Path, f.Rows, f.Bytes, f.SHA256, tr.SchemaFingerprint, tr.Low, tr.High, out.id()); err != nil {
-					return err
+					return fmt.Errorf("recording the run: %w", err)
 				}
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO export_state (output_id, table_name, watermark, last_run_id) VALUES ($1, $2, $3, $4)
 				ON CONFLICT (output_id, table_name) DO UPDATE SET watermark = EXCLUDED.watermark, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
 				out.id(), tr.Name, tr.High, res.RunID); err != nil {
-				return err
+				return fmt.Errorf("recording the run: %w", err)
 			}
 		}
-		res.FinishedAt, err = store.EndRunAt(ctx, tx, res.RunID, store.RunSucceeded, counts, "")
-		return err
+		var err error
+		if res.FinishedAt, err = store.EndRunAt(ctx, tx, res.RunID, store.RunSucceeded, counts, ""); err != nil {
+			return fmt.Errorf("recording the run: %w", err)
+		}
+		if err := out.writeManifest(ctx, res); err != nil {
+			return fmt.Errorf("writing the manifest: %w", err)
+		}
+		if halt != nil && halt("manifest") {
+			return errHalted // rolled back, as a dead process's transaction is
+		}
+		return nil
 	})
-	if err != nil {
-		return fail(fmt.Errorf("export: recording the run: %w", err))
+	if err != nil && !errors.Is(err, errHalted) {
+		return fmt.Errorf("export: run %d: %w", res.RunID, err)
 	}
-	// From here the run is committed: a failure leaves what recovery needs
-	// for the next run to finish it (it writes the manifest again).
-	if opts.halt != nil && opts.halt("committed") {
-		return nil, errHalted
-	}
-	if err := out.writeManifest(ctx, res); err != nil {
-		return res, fmt.Errorf("export: run %d is committed but its manifest was not written (the next export writes it): %w", res.RunID, err)
-	}
-	out.finish(ctx, res.RunID)
-	return res, nil
+	return err
 }
 
 // exportTable streams one table's changed rows into pw.

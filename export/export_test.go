@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/export/exporttest"
 	"github.com/adsync/adsync/fixtures/localpg"
@@ -285,6 +286,36 @@ func TestInterruptedExportLeavesNoPartialFileAndTheNextRunCompletesIt(t *testing
 	d := duck(t, vis, map[string]string{"n": "SELECT count(DISTINCT id)::BIGINT AS n, count(*)::BIGINT AS c FROM read_parquet(" + quoteList(vis) + ")"})
 	require.EqualValues(t, 100, toFloat(d.Queries["n"][0]["n"]))
 	require.EqualValues(t, 100, toFloat(d.Queries["n"][0]["c"]), "no duplicates")
+}
+
+func TestAFileThatCannotBeWrittenFailsTheRunNamingItsTableOnce(t *testing.T) {
+	t.Parallel()
+	pool, out := setup(t, batchRows+1)
+	ctx := context.Background()
+	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: batchRows,
+		afterRows: func(_ string, n int64) error {
+			if n != batchRows+1 {
+				return nil
+			}
+			// The first batch fills the first file, which the writer has
+			// opened by now; the second file is opened once this row's batch
+			// is sent: its staged path becomes a full disk.
+			pattern := filepath.Join(out, stagingDir, "run-*", "test_items", "*", "part-*-1.parquet")
+			var first []string
+			require.Eventually(t, func() bool {
+				first, _ = filepath.Glob(pattern)
+				return len(first) == 1
+			}, 30*time.Second, 10*time.Millisecond)
+			return os.Symlink("/dev/full", strings.TrimSuffix(first[0], "-1.parquet")+"-2.parquet")
+		}})
+	require.Error(t, err)
+	require.Regexp(t, `^export test_items: finishing test_items/dt=\d{4}-\d{2}-\d{2}/part-\d+-2\.parquet: .*no space left on device$`, err.Error())
+	require.Equal(t, 1, strings.Count(err.Error(), "export test_items:"), "the table is named once: %v", err)
+	require.Empty(t, visibleParquet(t, out), "no file of the failed run is visible")
+	var outcome, reason string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT outcome, error FROM sync_runs WHERE pipeline = 'export'`).Scan(&outcome, &reason))
+	require.Equal(t, "failed", outcome)
+	require.Equal(t, err.Error(), reason, "the run records the error as the command shows it")
 }
 
 func TestOneExportAtATime(t *testing.T) {

@@ -216,9 +216,13 @@ func runCommitted(ctx context.Context, pool *pgxpool.Pool, run int64, outputID s
 	return ok, err
 }
 
-// undo removes the files the journal of an uncommitted run names from their
-// final places, each only if it is still byte for byte what the run wrote.
+// undo removes the manifest and the files the journal of an uncommitted run
+// names from their final places, each only if it is still byte for byte what
+// the run wrote.
 func (f *folder) undo(run int64) error {
+	if err := f.removeManifest(run); err != nil {
+		return err
+	}
 	b, err := os.ReadFile(filepath.Join(f.stagingRoot(run), journalName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // the run never moved a file
@@ -260,7 +264,7 @@ func (f *folder) removeStaging(run int64) {
 			return nil
 		}
 		n := d.Name()
-		if (strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ".parquet")) || n == journalName || n == manifestStaged {
+		if (strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ".parquet")) || n == journalName || n == manifestStaged || n == manifestMoving {
 			_ = os.Remove(p)
 		}
 		return nil
@@ -418,6 +422,7 @@ func (f *folder) publish(_ context.Context, run int64, files []pendingFile) erro
 // discard removes what this process placed for run a moment ago and the
 // run's staging area.
 func (f *folder) discard(_ context.Context, run int64) {
+	_ = f.removeManifest(run)
 	for _, p := range f.placed {
 		_ = os.Remove(p)
 	}

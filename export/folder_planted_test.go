@@ -66,10 +66,12 @@ func TestAManifestNamePlantedDuringARunIsKept(t *testing.T) {
 			pool, out := setup(t, 5)
 			victim := newVictim(t)
 			var at string
-			res, err := Run(context.Background(), pool, Options{Out: out, Tables: []string{"test_items"},
+			var run int64
+			_, err := Run(context.Background(), pool, Options{Out: out, Tables: []string{"test_items"},
 				halt: func(step string) bool {
-					if step == "committed" { // after the check that the name is free
-						at = manifestPath(out, runningRun(t, pool))
+					if step == "placed" { // the files are placed; the manifest comes with the commit
+						run = runningRun(t, pool)
+						at = manifestPath(out, run)
 						require.NoError(t, os.MkdirAll(filepath.Dir(at), 0o755))
 						p.plant(t, at, victim)
 					}
@@ -77,7 +79,9 @@ func TestAManifestNamePlantedDuringARunIsKept(t *testing.T) {
 				}})
 			require.ErrorContains(t, err, at)
 			require.ErrorContains(t, err, "already exists and adsync did not write it")
-			require.NotNil(t, res, "the run itself is committed")
+			var outcome string
+			require.NoError(t, pool.QueryRow(context.Background(), `SELECT outcome FROM sync_runs WHERE id = $1`, run).Scan(&outcome))
+			require.Equal(t, "failed", outcome, "a run whose manifest could not be placed is not committed")
 			requirePlantedKept(t, at, p.mode, victim)
 		})
 	}

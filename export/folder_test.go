@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -261,7 +263,7 @@ func TestARunKilledAfterMovingFilesIsUndoneExactlyByTheNext(t *testing.T) {
 	require.Equal(t, "failed", outcome, "the killed run is recorded as failed")
 }
 
-func TestARunKilledAfterCommittingGetsItsManifestFromTheNext(t *testing.T) {
+func TestARunKilledAfterCommittingHasItsManifestAndOneWithoutItGetsItFromTheNext(t *testing.T) {
 	t.Parallel()
 	pool, out := setup(t, 30)
 	ctx := context.Background()
@@ -271,12 +273,20 @@ func TestARunKilledAfterCommittingGetsItsManifestFromTheNext(t *testing.T) {
 	killed := visibleParquet(t, out)
 	require.Len(t, killed, 2)
 	manifests, _ := filepath.Glob(filepath.Join(out, manifestDir, "*.json"))
-	require.Empty(t, manifests)
+	require.Len(t, manifests, 1, "a committed run has its manifest")
+	// As an adsync that wrote the manifest after committing left a run
+	// killed in between: committed, without its manifest.
+	written, err := os.ReadFile(manifests[0])
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(manifests[0]))
 
 	next, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
 	require.NoError(t, err)
 	require.Zero(t, next.Tables[0].Rows, "the killed run was committed: nothing to export again")
 	require.Equal(t, killed, visibleParquet(t, out), "its files stay")
+	rewritten, err := os.ReadFile(manifestPath(out, next.RunID-1))
+	require.NoError(t, err)
+	require.JSONEq(t, string(written), string(rewritten), "the next run writes the same manifest again")
 	m, err := ReadManifest(manifestPath(out, next.RunID-1))
 	require.NoError(t, err)
 	var listed []string
@@ -299,10 +309,15 @@ func TestARunKilledAfterStagingItsManifestGetsItWrittenAgainByTheNext(t *testing
 	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"},
 		halt: func(step string) bool { return step == "committed" }})
 	require.ErrorIs(t, err, errHalted)
-	// The run died with its manifest staged, not yet in _manifests.
+	// A run committed by an adsync that wrote its manifest after the
+	// commit, which died with the manifest half staged, not yet in
+	// _manifests: the next run writes it again.
 	run := runningRun(t, pool)
-	staged := filepath.Join(out, stagingDir, fmt.Sprintf("run-%d", run), manifestStaged)
-	require.NoError(t, os.WriteFile(staged, []byte(`{"half":`), 0o644))
+	require.NoError(t, os.Remove(manifestPath(out, run)))
+	for _, name := range []string{manifestStaged, manifestMoving} {
+		half := filepath.Join(out, stagingDir, fmt.Sprintf("run-%d", run), name)
+		require.NoError(t, os.WriteFile(half, []byte(`{"half":`), 0o644))
+	}
 
 	_, err = Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
 	require.NoError(t, err)
@@ -310,6 +325,61 @@ func TestARunKilledAfterStagingItsManifestGetsItWrittenAgainByTheNext(t *testing
 	require.NoError(t, err, "the manifest was staged again and placed")
 	require.Equal(t, run, m.RunID)
 	require.NoDirExists(t, filepath.Join(out, stagingDir))
+}
+
+func TestAManifestThatCannotBeWrittenFailsTheRunAndLeavesNothingOfItVisible(t *testing.T) {
+	t.Parallel()
+	pool, out := setup(t, 30)
+	ctx := context.Background()
+	first, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	before := visibleParquet(t, out)
+	// The next run's manifest is written in its staging area first: a
+	// folder of someone else's there makes it fail.
+	blocker := filepath.Join(stagingDir, fmt.Sprintf("run-%d", first.RunID+1), manifestStaged, "theirs")
+	writeFiles(t, out, map[string]string{blocker: "in the way"})
+	insertItems(t, pool, 31, 50)
+
+	_, err = Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.Error(t, err)
+	require.Regexp(t, `^export: run \d+: writing the manifest: .*file exists$`, err.Error())
+	var outcome, reason string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT outcome, error FROM sync_runs WHERE id = $1`, first.RunID+1).Scan(&outcome, &reason))
+	require.Equal(t, "failed", outcome, "a run without its manifest is not recorded succeeded")
+	require.Equal(t, err.Error(), reason)
+	require.Equal(t, before, visibleParquet(t, out), "none of the failed run's files is visible")
+	manifests, _ := filepath.Glob(filepath.Join(out, manifestDir, "*.json"))
+	require.Equal(t, []string{manifestPath(out, first.RunID)}, manifests)
+	require.Equal(t, []string{strings.TrimPrefix(blocker, stagingDir+"/")}, slices.Sorted(maps.Keys(tree(t, filepath.Join(out, stagingDir)))), "only what adsync did not write stays")
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM export_files WHERE run_id = $1`, first.RunID+1).Scan(&n))
+	require.Zero(t, n, "nothing of it recorded")
+
+	require.NoError(t, os.RemoveAll(filepath.Join(out, stagingDir)))
+	next, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
+	require.NoError(t, err)
+	require.EqualValues(t, 20, next.Tables[0].Rows, "the next run exports the rows the failed one did not commit")
+}
+
+func TestARunKilledAfterWritingItsManifestButBeforeCommittingIsUndoneByTheNext(t *testing.T) {
+	t.Parallel()
+	pool, out := setup(t, 30)
+	ctx := context.Background()
+	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20,
+		halt: func(step string) bool { return step == "manifest" }})
+	require.ErrorIs(t, err, errHalted)
+	require.Len(t, visibleParquet(t, out), 2, "the killed run had placed its files")
+	manifests, _ := filepath.Glob(filepath.Join(out, manifestDir, "*.json"))
+	require.Len(t, manifests, 1, "and written its manifest")
+
+	next, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20})
+	require.NoError(t, err)
+	require.EqualValues(t, 30, next.Tables[0].Rows, "the killed run never committed: its rows are exported again")
+	manifests, _ = filepath.Glob(filepath.Join(out, manifestDir, "*.json"))
+	require.Equal(t, []string{manifestPath(out, next.RunID)}, manifests, "the killed run's manifest is removed with its files")
+	require.Equal(t, files(next, out), visibleParquet(t, out))
+	require.NoDirExists(t, filepath.Join(out, stagingDir))
+	requireOutcome(t, pool, next.RunID-1, "failed")
 }
 
 func TestAFileAlreadyAtAFinalNameIsNeverReplaced(t *testing.T) {

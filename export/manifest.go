@@ -1,9 +1,12 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,26 +22,35 @@ func manifestPath(out string, run int64) string {
 }
 
 // manifestStaged is the name a manifest is written under in the run's
-// staging area before it moves into _manifests.
-const manifestStaged = "manifest.json"
+// staging area, where it stays until the run is committed: what the run
+// wrote, for undo to remove the manifest only if it is still that.
+// manifestMoving is the copy that moves into _manifests.
+const (
+	manifestStaged = "manifest.json"
+	manifestMoving = "manifest.json.tmp"
+)
 
-// writeManifest writes the run's manifest atomically and sets res.Manifest.
-// A manifest names only files of its own run, so writing it again (after a
-// crash) replaces the same content.
+// writeManifest writes the run's manifest atomically, never over an
+// existing one, and sets res.Manifest. A manifest names only files of its
+// own run, so writing it again (after a crash) writes the same content.
 func (f *folder) writeManifest(_ context.Context, res *Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(f.stagingRoot(res.RunID), manifestStaged)
-	// A manifest an earlier attempt at this run staged and did not place is
-	// the run's own: it is written again. Anything else there is kept (and
-	// refused by writeFileSync).
-	if fi, err := os.Lstat(tmp); err == nil && fi.Mode().IsRegular() {
-		_ = os.Remove(tmp)
-	}
-	if err := writeFileSync(tmp, append(b, '\n')); err != nil {
-		return err
+	b = append(b, '\n')
+	staging := f.stagingRoot(res.RunID)
+	staged, tmp := filepath.Join(staging, manifestStaged), filepath.Join(staging, manifestMoving)
+	for _, p := range []string{staged, tmp} {
+		// What an earlier attempt at this run staged is the run's own: it
+		// is written again. Anything else there is kept (and refused by
+		// writeFileSync, which never opens an existing name).
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			_ = os.Remove(p)
+		}
+		if err := writeFileSync(p, b); err != nil {
+			return err
+		}
 	}
 	// Placed, not renamed: a manifest path someone filled meanwhile is kept.
 	path := manifestPath(f.root, res.RunID)
@@ -47,6 +59,35 @@ func (f *folder) writeManifest(_ context.Context, res *Result) error {
 	}
 	syncDir(filepath.Dir(path))
 	res.Manifest = path
+	return nil
+}
+
+// removeManifest removes the manifest of a run that did not commit, if it
+// is still byte for byte the one the run staged.
+func (f *folder) removeManifest(run int64) error {
+	stagedPath := filepath.Join(f.stagingRoot(run), manifestStaged)
+	st, err := os.Lstat(stagedPath)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !st.Mode().IsRegular()) {
+		return nil // the run wrote no manifest
+	}
+	if err != nil {
+		return err
+	}
+	staged, err := os.ReadFile(stagedPath)
+	if err != nil {
+		return err
+	}
+	path := manifestPath(f.root, run)
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil // none, or not a file the run wrote (never opened: a FIFO would block)
+	}
+	placed, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(placed, staged) {
+		return nil // none, or not what the run wrote: leave it
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	return nil
 }
 

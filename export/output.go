@@ -35,10 +35,12 @@ type output interface {
 	// undone by) and then makes them visible, never replacing anything.
 	publish(ctx context.Context, run int64, files []pendingFile) error
 	// discard undoes a run that failed before it committed (its writers
-	// have dropped their files): what publish made visible is removed, and
-	// what the run staged with it.
+	// have dropped their files): what publish made visible is removed, its
+	// manifest if it wrote one, and what the run staged with it.
 	discard(ctx context.Context, run int64)
-	// writeManifest writes the run's manifest and sets res.Manifest.
+	// writeManifest writes the run's manifest, never over an existing one,
+	// and sets res.Manifest. It records what it wrote as publish does, so
+	// that undoing a run that did not commit removes its manifest too.
 	writeManifest(ctx context.Context, res *Result) error
 	// finish drops what a committed run kept for recovery.
 	finish(ctx context.Context, run int64)

@@ -210,14 +210,30 @@ func (p *prefix) hasManifest(ctx context.Context, run int64) (bool, error) {
 	return ok, p.explain(err)
 }
 
+// writeManifest journals the manifest's key and size as the run's files
+// are (so undo removes the manifest of a run that did not commit, by its
+// metadata and size), then writes it, never over an existing object.
 func (p *prefix) writeManifest(ctx context.Context, res *Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
 	key := p.manifestKey(res.RunID)
-	if err := p.bucket.WriteAll(ctx, key, append(b, '\n'), &blob.WriterOptions{ContentType: "application/json"}); err != nil {
+	if _, err := p.pool.Exec(ctx, `INSERT INTO export_uploads (output_id, run_id, key, bytes) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (output_id, key) DO UPDATE SET run_id = EXCLUDED.run_id, upload_id = NULL, bytes = EXCLUDED.bytes`,
+		p.outputID, res.RunID, key, len(b)); err != nil {
+		return fmt.Errorf("recording the manifest's key %s: %w", key, err)
+	}
+	written, err := p.ifAbsent(ctx, key, func(conditional bool) error {
+		return p.bucket.WriteAll(ctx, key, b, &blob.WriterOptions{ContentType: "application/json", IfNotExist: conditional,
+			Metadata: map[string]string{metaOutput: p.outputID, metaRun: strconv.FormatInt(res.RunID, 10)}})
+	})
+	if err != nil {
 		return p.explain(err)
+	}
+	if !written {
+		return fmt.Errorf("s3://%s/%s already exists and adsync did not write it in this run; it is left as it is", p.bucketName, key)
 	}
 	res.Manifest = "s3://" + p.bucketName + "/" + key
 	return nil

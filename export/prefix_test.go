@@ -201,21 +201,51 @@ func TestS3RunKilledWhilePublishingIsUndoneExactlyByTheNext(t *testing.T) {
 	requireOutcome(t, pool, res.RunID-1, "failed")
 }
 
-func TestS3RunKilledAfterCommittingGetsItsManifestFromTheNext(t *testing.T) {
+func TestS3RunKilledAfterCommittingHasItsManifestAndOneWithoutItGetsItFromTheNext(t *testing.T) {
 	srv, pool, out := s3Setup(t, 30)
 	ctx := context.Background()
 	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20,
 		halt: func(step string) bool { return step == "committed" }})
 	require.ErrorIs(t, err, errHalted)
-	killed := parquetKeys(s3Keys(t, srv, srv.Bucket, "p"))
+	keys := s3Keys(t, srv, srv.Bucket, "p")
+	killed := parquetKeys(keys)
 	require.Len(t, killed, 2)
+	var run int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT max(id) FROM sync_runs`).Scan(&run))
+	manifest := "_manifests/run-" + itoa(run) + ".json"
+	require.Contains(t, keys, manifest, "a committed run has its manifest")
+	// As an adsync that wrote the manifest after committing left a run
+	// killed in between: committed, without its manifest.
+	srv.Delete(t, srv.Bucket, "p/"+manifest)
 
 	next, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}})
 	require.NoError(t, err)
 	require.Zero(t, next.Tables[0].Rows, "the killed run was committed: nothing to export again")
-	keys := s3Keys(t, srv, srv.Bucket, "p")
+	keys = s3Keys(t, srv, srv.Bucket, "p")
 	require.Equal(t, killed, parquetKeys(keys), "its objects stay")
-	require.Contains(t, keys, "_manifests/run-"+itoa(next.RunID-1)+".json", "and get their manifest")
+	require.Contains(t, keys, manifest, "and get their manifest")
+}
+
+func TestS3RunKilledAfterWritingItsManifestButBeforeCommittingIsUndoneByTheNext(t *testing.T) {
+	srv, pool, out := s3Setup(t, 30)
+	ctx := context.Background()
+	_, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20,
+		halt: func(step string) bool { return step == "manifest" }})
+	require.ErrorIs(t, err, errHalted)
+	keys := s3Keys(t, srv, srv.Bucket, "p")
+	require.Len(t, parquetKeys(keys), 2, "the killed run had completed its uploads")
+	var run int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT max(id) FROM sync_runs`).Scan(&run))
+	require.Contains(t, keys, "_manifests/run-"+itoa(run)+".json", "and written its manifest")
+
+	next, err := Run(ctx, pool, Options{Out: out, Tables: []string{"test_items"}, RowsPerFile: 20})
+	require.NoError(t, err)
+	require.EqualValues(t, 30, next.Tables[0].Rows, "the killed run never committed: its rows are exported again")
+	keys = s3Keys(t, srv, srv.Bucket, "p")
+	require.NotContains(t, keys, "_manifests/run-"+itoa(run)+".json", "its manifest is removed with its objects")
+	require.Contains(t, keys, "_manifests/run-"+itoa(next.RunID)+".json")
+	require.Len(t, parquetKeys(keys), 2)
+	requireOutcome(t, pool, run, "failed")
 }
 
 func TestS3AnObjectAlreadyAtAFinalKeyIsNeverReplaced(t *testing.T) {

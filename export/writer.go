@@ -69,7 +69,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // writeRows writes rows, starting a new file whenever one reaches
-// rowsPerFile.
+// rowsPerFile. Its errors do not name the table: Run does, once.
 func (pw *partWriter) writeRows(rows []parquet.Row) error {
 	for len(rows) > 0 {
 		if pw.cur == nil {
@@ -79,7 +79,7 @@ func (pw *partWriter) writeRows(rows []parquet.Row) error {
 		}
 		n := min(int64(len(rows)), pw.rowsPerFile-pw.cur.rows)
 		if _, err := pw.cur.w.WriteRows(rows[:n]); err != nil {
-			return fmt.Errorf("export %s: writing rows: %w", pw.table.Name, err)
+			return fmt.Errorf("writing rows: %w", err)
 		}
 		pw.cur.rows += n
 		rows = rows[n:]
@@ -129,7 +129,7 @@ func (pw *partWriter) closeFile() error {
 	}
 	if err != nil {
 		c.sink.abort()
-		return fmt.Errorf("export %s: finishing %s: %w", pw.table.Name, c.rel, err)
+		return fmt.Errorf("finishing %s: %w", c.rel, err)
 	}
 	pw.written = append(pw.written, pendingFile{rel: c.rel, sink: c.sink,
 		info: FileInfo{Path: c.rel, Rows: c.rows, Bytes: c.cw.n, SHA256: hex.EncodeToString(c.h.Sum(nil))}})

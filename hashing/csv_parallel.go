@@ -138,7 +138,7 @@ func hashCSVParallel(r *CSVReader, n *Normalizer, workers int, emit func(HashedU
 	fill := func(c *csvChunk) (has, end bool, err error) {
 		c.reset()
 		for len(c.lines) < csvChunkRows && len(c.text) < csvChunkBytes {
-			b, num, tooLong, err := r.lines.next()
+			b, num, tooLong, err := r.lines.Next()
 			if err == io.EOF {
 				return len(c.lines) > 0, true, nil
 			}

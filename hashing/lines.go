@@ -11,27 +11,31 @@ import (
 // otherwise: far more than any row of identifiers needs.
 const DefaultMaxLineBytes = 1 << 20
 
-// lineReader splits a stream into physical lines while holding at most
+// LineReader splits a stream into physical lines while holding at most
 // max bytes of one line: the rest of a longer line is read and dropped, so a
-// huge or newline-free input cannot exhaust memory.
-type lineReader struct {
+// huge or newline-free input cannot exhaust memory, and the lines after it
+// are still read. The record readers frame their lines with it, and so does
+// any line-based input (auth add's tokens).
+type LineReader struct {
 	br   *bufio.Reader
 	max  int
 	buf  []byte
 	line int
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
+// NewLineReader reads the lines of r, each at most max bytes
+// (DefaultMaxLineBytes when max is not positive).
+func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxLineBytes
 	}
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
-// next returns the next line without its line ending, its 1-based number,
+// Next returns the next line without its line ending, its 1-based number,
 // and whether it was longer than max (then the line is empty). The returned
 // slice is valid until the next call. At the end it returns io.EOF.
-func (l *lineReader) next() (line []byte, num int, tooLong bool, err error) {
+func (l *LineReader) Next() (line []byte, num int, tooLong bool, err error) {
 	l.buf = l.buf[:0]
 	total := 0
 	for {

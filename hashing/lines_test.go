@@ -62,10 +62,10 @@ func TestNDJSONReaderRejectsTenMegabyteLineWithoutHoldingIt(t *testing.T) {
 
 func TestLineReaderCountsLinesWithAndWithoutFinalNewline(t *testing.T) {
 	t.Parallel()
-	l := newLineReader(strings.NewReader("a\r\n\nb"), 0)
+	l := NewLineReader(strings.NewReader("a\r\n\nb"), 0)
 	var got []string
 	for {
-		b, n, _, err := l.next()
+		b, n, _, err := l.Next()
 		if err == io.EOF {
 			break
 		}

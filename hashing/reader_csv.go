@@ -17,7 +17,7 @@ import (
 // spanning lines are therefore rejected; identifiers never contain newlines.
 // Fields are separated by ReaderOptions.Delimiter (a comma by default).
 type CSVReader struct {
-	lines *lineReader
+	lines *LineReader
 	p     *csvLineParser
 	comma rune
 	cols  []int // identifier type index per column, -1 for an ignored column
@@ -35,7 +35,7 @@ func NewCSVReader(r io.Reader, opts ReaderOptions) (*CSVReader, error) {
 	if err := checkDelimiter(comma); err != nil {
 		return nil, err
 	}
-	c := &CSVReader{lines: newLineReader(r, opts.MaxLineBytes), p: newCSVLineParser(comma), comma: comma, rec: Record{Values: map[Type][]string{}}}
+	c := &CSVReader{lines: NewLineReader(r, opts.MaxLineBytes), p: newCSVLineParser(comma), comma: comma, rec: Record{Values: map[Type][]string{}}}
 	header, line, err := c.header()
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func NewCSVReader(r io.Reader, opts ReaderOptions) (*CSVReader, error) {
 // header returns the fields of the first non-empty line.
 func (c *CSVReader) header() ([]string, int, error) {
 	for {
-		b, num, tooLong, err := c.lines.next()
+		b, num, tooLong, err := c.lines.Next()
 		if err == io.EOF {
 			return nil, num, InputErrorf("csv: no header: the file is empty")
 		}
@@ -93,7 +93,7 @@ func (c *CSVReader) header() ([]string, int, error) {
 // Next returns the next row; see RecordReader.
 func (c *CSVReader) Next() (Record, error) {
 	for {
-		b, num, tooLong, err := c.lines.next()
+		b, num, tooLong, err := c.lines.Next()
 		if err != nil {
 			return Record{}, err
 		}

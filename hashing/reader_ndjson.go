@@ -13,7 +13,7 @@ import (
 // per line, keyed like the service's user object, each value a string or an
 // array of strings. Lines are bounded by MaxLineBytes.
 type NDJSONReader struct {
-	lines   *lineReader
+	lines   *LineReader
 	res     resolver
 	ignore  bool
 	rec     Record
@@ -24,7 +24,7 @@ type NDJSONReader struct {
 // NewNDJSONReader returns a reader of the objects in r.
 func NewNDJSONReader(r io.Reader, opts ReaderOptions) *NDJSONReader {
 	return &NDJSONReader{
-		lines:  newLineReader(r, opts.MaxLineBytes),
+		lines:  NewLineReader(r, opts.MaxLineBytes),
 		res:    newResolver(opts),
 		ignore: opts.IgnoreUnknown,
 		rec:    Record{Values: map[Type][]string{}},
@@ -35,7 +35,7 @@ func NewNDJSONReader(r io.Reader, opts ReaderOptions) *NDJSONReader {
 // Next returns the next object; see RecordReader.
 func (d *NDJSONReader) Next() (Record, error) {
 	for {
-		b, num, tooLong, err := d.lines.next()
+		b, num, tooLong, err := d.lines.Next()
 		if err != nil {
 			return Record{}, err
 		}

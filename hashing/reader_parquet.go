@@ -296,10 +296,21 @@ func (r *ParquetReader) nextRowGroup() error {
 	}
 	if pf.NumRows() != r.files[r.fi].rows {
 		_ = f.Close()
-		return fmt.Errorf("%s changed while it was read; run again", r.files[r.fi].path)
+		return fmt.Errorf("%schanged while it was read; run again", r.inFile())
 	}
 	r.f, r.pf, r.rg = f, pf, 0
 	return nil
+}
+
+// inFile names the open file in a reading error when the reader has
+// several ("PATH: "), and is "" for one: whoever reads the rows names the
+// source (its path, folder or glob), as for a CSV file's, so the one file
+// of a source is not named twice.
+func (r *ParquetReader) inFile() string {
+	if len(r.files) == 1 {
+		return ""
+	}
+	return r.files[r.fi].path + ": "
 }
 
 // decode reads the next n values of column c into c.got, copying them into
@@ -312,10 +323,10 @@ func (r *ParquetReader) decode(c *parquetCursor, n int) error {
 			c.got = append(c.got, r.text(c.col, v, len(c.got)))
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("%s: column %q: %w", r.files[r.fi].path, c.col.name, err)
+			return fmt.Errorf("%scolumn %q: %w", r.inFile(), c.col.name, err)
 		}
 		if k == 0 && err == io.EOF {
-			return fmt.Errorf("%s: column %q holds fewer values than the file has rows", r.files[r.fi].path, c.col.name)
+			return fmt.Errorf("%scolumn %q holds fewer values than the file has rows", r.inFile(), c.col.name)
 		}
 	}
 	return nil

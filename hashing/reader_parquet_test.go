@@ -209,3 +209,27 @@ func TestColumnTypesMapsColumnsLikeACSVHeader(t *testing.T) {
 		require.Equal(t, tt.want, got, "%v", tt.names)
 	}
 }
+
+func TestParquetReadingErrorsNameTheFileOnlyWhenTheReaderHasSeveral(t *testing.T) {
+	t.Parallel()
+	type emailRow struct {
+		Email string `parquet:"email"`
+	}
+	dir := t.TempDir()
+	one := writeParquet(t, filepath.Join(dir, "one.parquet"), []emailRow{{"a@b.co"}})
+	r, err := hashing.NewParquetReader([]string{one}, hashing.ReaderOptions{})
+	require.NoError(t, err)
+	writeParquet(t, one, []emailRow{{"a@b.co"}, {"b@b.co"}})
+	_, err = r.Next()
+	require.EqualError(t, err, "changed while it was read; run again", "the caller names the one file, as the source")
+
+	a := writeParquet(t, filepath.Join(dir, "part", "a.parquet"), []emailRow{{"a@b.co"}})
+	b := writeParquet(t, filepath.Join(dir, "part", "b.parquet"), []emailRow{{"b@b.co"}})
+	r, err = hashing.NewParquetReader([]string{a, b}, hashing.ReaderOptions{})
+	require.NoError(t, err)
+	writeParquet(t, b, []emailRow{{"b@b.co"}, {"c@b.co"}})
+	_, err = r.Next()
+	require.NoError(t, err)
+	_, err = r.Next()
+	require.EqualError(t, err, b+": changed while it was read; run again", "which file of the folder")
+}

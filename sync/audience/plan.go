@@ -388,12 +388,9 @@ func (p *planner) hashSource(report *hashing.Report, emit func(hashing.HashedUse
 	if ferr := finish(); err == nil && ferr != nil {
 		return fmt.Errorf("audience upload: %w", ferr)
 	}
-	var inputErr *hashing.InputError
-	switch {
-	case errors.As(err, &inputErr):
-		// It names the source and why already.
-		return fmt.Errorf("audience upload: %w", err)
-	case err != nil:
+	if err != nil {
+		// A reader's errors say where in the source (a row, one file of
+		// several) and why, never which source: this names it.
 		return fmt.Errorf("audience upload: %s: %w", p.src.name(), err)
 	}
 	return nil

@@ -84,7 +84,7 @@ func readOnlyQuery(sql string) error {
 	case "":
 		return hashing.InputErrorf("query is empty")
 	}
-	return hashing.InputErrorf("query refused: it starts with %s, not SELECT, WITH, VALUES or TABLE: adsync runs only queries that read, in a read-only transaction; nothing was run", strings.ToUpper(word))
+	return hashing.InputErrorf("query: refused: it starts with %s, not SELECT, WITH, VALUES or TABLE: adsync runs only queries that read, in a read-only transaction; nothing was run", strings.ToUpper(word))
 }
 
 // firstKeyword returns the first word of sql after blanks, comments and
@@ -179,13 +179,13 @@ func (s *querySource) declare(ctx context.Context, tx pgx.Tx) ([]hashing.Type, e
 	// Parse and describe only: Postgres refuses several statements here.
 	sd, err := pg.Prepare(ctx, "", s.sql, nil)
 	if err != nil {
-		return nil, queryError(err)
+		return nil, fmt.Errorf("query: %w", queryError(err))
 	}
 	// A cursor takes a query only: it refuses a data-modifying WITH and
 	// SELECT INTO. The extended protocol runs one statement: the query
 	// cannot smuggle a second one after the cursor's.
 	if _, err := pg.ExecParams(ctx, "DECLARE "+queryCursor+" NO SCROLL CURSOR FOR "+s.sql, nil, nil, nil, nil).Close(); err != nil {
-		return nil, queryError(err)
+		return nil, fmt.Errorf("query: %w", queryError(err))
 	}
 	names := make([]string, len(sd.Fields))
 	oids := make([]uint32, len(sd.Fields))
@@ -254,20 +254,23 @@ func cmpOr(a, b string) string {
 // queryError says what Postgres refused of a query: the query itself (a
 // syntax error, an unknown table or column, a write) is an input error
 // that names Postgres's reason; anything else (a lost connection) is not.
+// It does not name the query: declare's errors are the source's own and
+// say "query: "; a reading error (Next's) is named by whoever reads the
+// rows, as a file's are, so that one layer names the source.
 func queryError(err error) error {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
-		return fmt.Errorf("query: %w", err)
+		return err
 	}
 	reason := pgErr.Message + " (SQLSTATE " + pgErr.Code + ")"
 	switch {
 	case pgErr.Code == "25006" || (pgErr.Code == "0A000" && strings.Contains(pgErr.Message, "data-modifying")) ||
 		strings.Contains(pgErr.Message, "SELECT ... INTO"):
-		return hashing.InputErrorf("query refused: it writes: %s: adsync runs only queries that read, in a read-only transaction; nothing was written", reason)
+		return hashing.InputErrorf("refused: it writes: %s: adsync runs only queries that read, in a read-only transaction; nothing was written", reason)
 	case strings.HasPrefix(pgErr.Code, "42") || strings.HasPrefix(pgErr.Code, "0A") || strings.HasPrefix(pgErr.Code, "22"):
-		return hashing.InputErrorf("query: %s", reason)
+		return hashing.InputErrorf("%s", reason)
 	}
-	return fmt.Errorf("query: %s", reason)
+	return errors.New(reason)
 }
 
 func (s *querySource) check(ctx context.Context) error {

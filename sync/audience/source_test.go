@@ -170,11 +170,11 @@ func TestASourceNoUserCanBeReadFromIsRefusedNamingWhyAndNothingIsRecordedOrWritt
 		query, path string
 		want        string
 	}{
-		{query: `DELETE FROM crm.customers RETURNING email`, want: "query refused: it starts with DELETE"},
-		{query: `  /* nightly */ (UPDATE crm.customers SET opted_in = false RETURNING email)`, want: "query refused: it starts with UPDATE"},
-		{query: `WITH gone AS (DELETE FROM crm.customers RETURNING email) SELECT email FROM gone`, want: "query refused: it writes"},
-		{query: `SELECT email INTO crm.copy FROM crm.customers`, want: "query refused: it writes"},
-		{query: `SELECT email, nextval('crm.ids')::text AS partner_user_id FROM crm.customers`, want: "query refused: it writes"},
+		{query: `DELETE FROM crm.customers RETURNING email`, want: "query: refused: it starts with DELETE"},
+		{query: `  /* nightly */ (UPDATE crm.customers SET opted_in = false RETURNING email)`, want: "query: refused: it starts with UPDATE"},
+		{query: `WITH gone AS (DELETE FROM crm.customers RETURNING email) SELECT email FROM gone`, want: "query: refused: it writes"},
+		{query: `SELECT email INTO crm.copy FROM crm.customers`, want: "query: refused: it writes"},
+		{query: `SELECT email, nextval('crm.ids')::text AS partner_user_id FROM crm.customers`, want: "query: refused: it writes"},
 		{query: `SELECT email FROM crm.customers; DELETE FROM crm.customers`, want: "cannot insert multiple commands"},
 		{query: `SELECT email AS mail FROM crm.customers`, want: `query: no identifier column: "mail" names no identifier type`},
 		{query: `SELECT email, handle AS mail FROM crm.customers`, want: `query: column "mail" names no identifier type`},
@@ -210,6 +210,32 @@ func TestASourceNoUserCanBeReadFromIsRefusedNamingWhyAndNothingIsRecordedOrWritt
 	require.NoError(t, crm.QueryRow(ctx, `SELECT is_called FROM crm.ids`).Scan(&called))
 	require.False(t, called, "the sequence never moved")
 	require.Empty(t, b.spy.requests())
+}
+
+func TestAQueryThatFailsAsItsRowsAreReadIsNamedOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	crmURL, crm := crmDatabase(t, sampleCRM)
+	// Postgres runs the function only as the rows are fetched: its error,
+	// not the query's text, is what fails (SQLSTATE P0001, no input error).
+	_, err := crm.Exec(ctx, `CREATE SEQUENCE crm.ids; CREATE FUNCTION crm.lookup(id bigint) RETURNS text LANGUAGE plpgsql AS $$
+		BEGIN IF id = 2000 THEN RAISE EXCEPTION 'the lookup service is down'; END IF; RETURN id::text; END $$`)
+	require.NoError(t, err)
+	o := b.options("")
+	o.SourceURL = crmURL
+	o.Query = "SELECT email, crm.lookup(id) AS partner_user_id FROM crm.customers ORDER BY id"
+	_, err = audience.Plan(ctx, b.pool, o)
+	require.EqualError(t, err, "audience upload: query: the lookup service is down (SQLSTATE P0001)")
+
+	// A function that writes is refused as the rows are read too: an input
+	// error, named as the query's other refusals are.
+	o.Query = "SELECT email, nextval('crm.ids')::text AS partner_user_id FROM crm.customers"
+	_, err = audience.Plan(ctx, b.pool, o)
+	require.EqualError(t, err, "audience upload: query: refused: it writes: cannot execute nextval() in a read-only transaction (SQLSTATE 25006): "+
+		"adsync runs only queries that read, in a read-only transaction; nothing was written")
+	var ie *hashing.InputError
+	require.ErrorAs(t, err, &ie)
 }
 
 func TestAQueryWithTheSameUsersIsSkippedAndAChangedOneIsSentAsADelta(t *testing.T) {

@@ -76,7 +76,7 @@ func (c Config) validatePipelines() error {
 			c.Stats.MaxBudgetShare, stats.ActiveBudget.Limit, stats.ActiveBudget.Window)
 	}
 	if _, err := c.Stats.Settings().Normalize(); err != nil {
-		return fmt.Errorf("stats: %w", err)
+		return err // it names the setting: "stats: granularity ..."
 	}
 	if time.Duration(c.Stats.Lookback) < 24*time.Hour {
 		return fmt.Errorf("stats.lookback: %s is shorter than one day", time.Duration(c.Stats.Lookback))

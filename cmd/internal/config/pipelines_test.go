@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +62,19 @@ func TestBadInsightsAndPostsSettingsNameTheKey(t *testing.T) {
 	} {
 		_, err := Load(Source{File: writeFile(t, tc.yaml), Getenv: noEnv})
 		require.ErrorContains(t, err, tc.want, tc.yaml)
+	}
+}
+
+func TestBadStatsSettingsNameTheSettingOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ yaml, want string }{
+		{"stats:\n  granularity: WEEK\n", `stats: granularity "WEEK": must be DAY or HOUR`},
+		{"stats:\n  entities: [nope]\n", `stats: entity "NOPE": must be one of `},
+		{"stats:\n  segmentations: [AGES]\n", `stats: segmentation "AGES": unknown segmentation_type AGES`},
+	} {
+		_, err := Load(Source{File: writeFile(t, tc.yaml), Getenv: noEnv})
+		require.Error(t, err, tc.yaml)
+		require.True(t, strings.HasPrefix(err.Error(), tc.want), "%s: %v", tc.yaml, err)
 	}
 }
 
