@@ -1,6 +1,3 @@
-// Package jobstest builds what pipeline tests share: a migrated database, the
-// fake service, a service client and a running River worker, each cleaned up
-// with the test.
 package jobstest
 
 import (
