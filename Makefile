@@ -39,7 +39,7 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## bench: the benchmarks, each figure beside its baseline measured in the same run
+## bench: the benchmarks, each figure beside its baseline measured in the same run, printed and written to docs/performance-figures.md
 bench:
 	@bash .ci/bench
 

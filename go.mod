@@ -102,7 +102,3 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
-
-// adsync's copy of libphonenumber's Go port: its metadata is loaded on first
-// use instead of in the package's init (see third_party/phonenumbers/README.md).
-replace github.com/nyaruka/phonenumbers => ./third_party/phonenumbers

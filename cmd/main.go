@@ -1,5 +1,3 @@
-// Package adsynccmd is adsync's command layer: it parses flags, builds the
-// pieces and delegates. Behaviour lives in the packages it calls.
 package adsynccmd
 
 import (

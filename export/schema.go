@@ -1,7 +1,3 @@
-// Package export writes adsync's tables to typed, partitioned Parquet files
-// that DuckDB, Spark, BigQuery and Snowflake read without glue: zstd
-// compressed, bounded row groups, atomic renames, a manifest per run, and
-// incremental runs that write only what changed since the last one.
 package export
 
 import (

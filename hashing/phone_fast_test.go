@@ -3,11 +3,15 @@ package hashing
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/nyaruka/phonenumbers"
+	"github.com/stretchr/testify/require"
 )
 
 // phoneDiffRegions are the default countries the differential checks run
@@ -161,6 +165,20 @@ func phoneDiffInputs(rng *rand.Rand, perRegion int) []string {
 		in = append(in, s)
 	}
 	return in
+}
+
+// TestPhoneReferenceIsUpstreamLibphonenumber pins what the differential
+// checks compare against: the published github.com/nyaruka/phonenumbers
+// module, compiled from the module cache at a released version, not a
+// replacement of it in the tree (a local copy would make the fast path
+// agree with that copy, and keep a user's `go get -u` from bringing in the
+// library's metadata updates).
+func TestPhoneReferenceIsUpstreamLibphonenumber(t *testing.T) {
+	fn := runtime.FuncForPC(reflect.ValueOf(phonenumbers.Parse).Pointer())
+	require.NotNil(t, fn, "phonenumbers.Parse has no symbol")
+	file, _ := fn.FileLine(fn.Entry())
+	require.Regexp(t, `(^|/)github\.com/nyaruka/phonenumbers@v[0-9]+\.[0-9]+\.[0-9]+/[^/]+\.go$`, filepath.ToSlash(file),
+		"phonenumbers.Parse is compiled from a released module version")
 }
 
 // TestPhoneFastPathMatchesReference runs generated writings of numbers of

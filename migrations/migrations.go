@@ -1,6 +1,3 @@
-// Package migrations brings a database to adsync's schema: River's own
-// tables through rivermigrate, then the app's embedded SQL files, both under
-// one Postgres advisory lock so any number of processes may migrate at once.
 package migrations
 
 import (

@@ -1,5 +1,3 @@
-// Command adsync syncs an advertising and social-post API into Postgres and
-// exports it to Parquet. See the README.
 package main
 
 import adsynccmd "github.com/adsync/adsync/cmd"

@@ -1,6 +1,3 @@
-// Package exporttest reads Parquet files with DuckDB, a reader adsync did
-// not write, through its Node API (installed by `make test-deps` under
-// export/testdata).
 package exporttest
 
 import (

@@ -1,6 +1,3 @@
-// Package bound is the upper bound a command line gives as a count or as a
-// percentage of a whole (N or P%), such as the invalid rows a file may hold
-// or the members a replace may delete.
 package bound
 
 import (

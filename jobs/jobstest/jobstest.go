@@ -1,6 +1,3 @@
-// Package jobstest builds what pipeline tests share: a migrated database, the
-// fake service, a service client and a running River worker, each cleaned up
-// with the test.
 package jobstest
 
 import (
@@ -26,15 +23,25 @@ import (
 // package's TestMain must call localpg.Main.
 func MigratedDatabase(t testing.TB) string {
 	t.Helper()
-	return localpg.NewDatabaseFrom(t, "migrated", func(ctx context.Context, url string) error {
-		pool, err := store.Connect(ctx, url, store.ConnectOptions{MaxConns: 4})
-		if err != nil {
-			return err
-		}
-		defer pool.Close()
-		_, err = migrations.Migrate(ctx, pool, nil)
+	return localpg.NewDatabaseFrom(t, "migrated", migrate)
+}
+
+// CreateMigratedDatabase is MigratedDatabase for code that has no
+// testing.TB (a package's examples): it returns the database's URL and the
+// function that drops it.
+func CreateMigratedDatabase() (url string, drop func() error, err error) {
+	return localpg.CreateDatabase("migrated", migrate)
+}
+
+// migrate applies every migration to the database at url.
+func migrate(ctx context.Context, url string) error {
+	pool, err := store.Connect(ctx, url, store.ConnectOptions{MaxConns: 4})
+	if err != nil {
 		return err
-	})
+	}
+	defer pool.Close()
+	_, err = migrations.Migrate(ctx, pool, nil)
+	return err
 }
 
 // Pool connects to url with room for a worker's concurrency.

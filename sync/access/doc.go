@@ -5,4 +5,8 @@
 // stable from run to run and spread over the users (the service's rate
 // limits are per user and endpoint), and moves an account's work to
 // another user when the service stops accepting the chosen one.
+//
+// It owns which accounts each user reaches (account_users) and the choice of
+// who acts for an account. It must not send a request except through package
+// api's client, and must not log a token.
 package access

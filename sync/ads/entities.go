@@ -1,6 +1,3 @@
-// Package ads syncs the advertising interface's entities into Postgres: a
-// registry of entities (endpoint, scope, typed columns), the paging of one
-// (account, entity) unit, and the SQL that stores them.
 package ads
 
 import (

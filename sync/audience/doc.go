@@ -9,4 +9,8 @@
 // in one transaction together with the jobs that send it, so a crash while
 // planning leaves nothing behind and a planned upload always has its jobs.
 // A batch marked done is never sent again.
+//
+// It owns the upload's plan, batches and their tables. It must not call River
+// itself (its plan hands the fan-out to jobs through a callback), and must not
+// send a batch marked done again.
 package audience

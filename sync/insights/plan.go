@@ -1,7 +1,3 @@
-// Package insights fetches keyword insights (GET /12/insights/keywords/search)
-// for configured keyword sets: it splits a time range into windows the
-// service accepts, splits a set's keywords into requests within the keyword
-// limit, and stores each window's related keywords and volume series.
 package insights
 
 import (

@@ -1,5 +1,3 @@
-// Package store is adsync's Postgres layer: connections, upserts,
-// checkpoints and run records.
 package store
 
 import (

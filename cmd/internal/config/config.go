@@ -1,5 +1,3 @@
-// Package config loads adsync's configuration: flags over environment
-// (ADSYNC_*) over an optional YAML file over built-in defaults.
 package config
 
 import (

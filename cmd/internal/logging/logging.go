@@ -1,5 +1,3 @@
-// Package logging builds adsync's zap logger: a console encoder when stderr
-// is a terminal, JSON otherwise, and a slog bridge for River.
 package logging
 
 import (

@@ -1,8 +1,3 @@
-// Package webui serves the worker's runs page: recent runs of every
-// pipeline, failures, unreachable accounts and a 30-day chart, read
-// through the same store functions as adsync status; and mounts River's
-// UI under /riverui/. Server-rendered (html/template, inline SVG, no
-// JavaScript): the page works with no internet.
 package webui
 
 import (

@@ -1,0 +1,6 @@
+// Command adsync syncs an advertising and social-post API into Postgres and
+// exports it to Parquet. See the README.
+//
+// It owns nothing but main: it must not do anything beyond calling package
+// adsynccmd (github.com/adsync/adsync/cmd), where the commands are.
+package main
