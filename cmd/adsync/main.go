@@ -1,5 +1,5 @@
 // Command adsync syncs an advertising and social-post API into Postgres and
-// exports it to Parquet. See the README.
+// exports it to Parquet. See README.md and docs/.
 package main
 
 import adsynccmd "github.com/adsync/adsync/cmd"
