@@ -49,7 +49,7 @@ and ends with a report.`,
 
 func (a *app) audienceSync(ctx context.Context, args []string, sf syncFlags) error {
 	names := a.cfg.AudienceNames()
-	configured := "none is configured: see audiences: in the README's Configuration"
+	configured := "none is configured: see audiences: in docs/audiences.md"
 	if len(names) > 0 {
 		configured = "configured: " + strings.Join(names, ", ")
 	}

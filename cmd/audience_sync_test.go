@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/handbook"
 	"github.com/stretchr/testify/require"
 )
 
@@ -234,17 +235,14 @@ func TestConfigShowAndDoctorListTheAudiencesAndDoctorChecksTheirSourcesSendingNo
 	require.Zero(t, b.srv.Stats().Families["POST /12/accounts/{account_id}/custom_audiences"].Requests, "nothing created")
 }
 
-// The README's audiences example, from the repository's root against the
+// The audiences page's example, from the repository's root against the
 // demo's account, runs as its commands say.
-func TestREADMEAudiencesExampleWorksAsWritten(t *testing.T) {
+func TestTheDocsAudiencesExampleWorksAsWritten(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	require.NoError(t, err)
-	_, example, ok := strings.Cut(string(readme), "```yaml\n# audiences.yaml\n")
-	require.True(t, ok, "README.md shows audiences.yaml")
-	example, _, _ = strings.Cut(example, "```")
+	example, ok := handbook.Block(readAudiencesDoc(t), "yaml", "# audiences.yaml\n")
+	require.True(t, ok, "%s shows audiences.yaml", audiencesDoc)
 	b := setupService(t, bundleOptions{ownerToken: true})
-	// The README runs from the project's root; the tests run in cmd/.
+	// The example runs from the project's root; the tests run in cmd/.
 	appendConfig(t, b, strings.ReplaceAll(example, "file: fixtures/", "file: ../fixtures/"))
 
 	r := b.run(t, "audience", "sync", "crm-nightly", "--dry-run")

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/fixtures/handbook"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/stretchr/testify/require"
 )
@@ -207,10 +208,10 @@ func TestFreshClonePathEverySuggestedCommandWorksAsPrinted(t *testing.T) {
 
 	block, lines := suggestions(t, first.stdout)
 	require.GreaterOrEqual(t, len(lines), 5, block)
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	guide, err := handbook.Read("docs/getting-started.md")
 	require.NoError(t, err)
-	require.True(t, strings.Contains(string(readme), "\n"+block+"\n"),
-		"the README shows what adsync run suggests, as printed:\n%s", block)
+	require.True(t, strings.Contains(guide, "\n"+block+"\n"),
+		"docs/getting-started.md shows what adsync run suggests, as printed:\n%s", block)
 
 	seen := map[string]bool{}
 	for _, line := range lines {

@@ -45,7 +45,7 @@ export everything to Parquet.
 
 With nothing configured it is the demo: it starts a local PostgreSQL under .adsync/
 (kept between runs) and the fake service in this process with generated data.
-Configure the service (see the README) and it runs against it, in the configured
+Configure the service (see docs/real-service.md) and it runs against it, in the configured
 database or the local one. A configured database with no service configured is an
 error: the fake's data goes into it only with --demo. Keyword insights are those of
 insights.keyword_sets; the demo's own set is looked up only against the fake.`,
@@ -119,7 +119,7 @@ func (a *app) runPass(ctx context.Context, full, demo bool) error {
 	globals, note := a.passedGlobals()
 	fmt.Fprint(a.stdout, nextSteps(a.cfg.Export.Out, globals, note, demo, fakeUsed))
 	if fakeUsed {
-		fmt.Fprintln(a.stdout, "\nThis pass ran against the fake service. Set ADSYNC_API_URL, ADSYNC_ADS_URL and the credentials (see the README) to use the real one.")
+		fmt.Fprintln(a.stdout, "\nThis pass ran against the fake service. Set ADSYNC_API_URL, ADSYNC_ADS_URL and the credentials (see docs/real-service.md) to use the real one.")
 	}
 	return nil
 }
@@ -140,7 +140,7 @@ func (a *app) runPassAudiences(ctx context.Context, fakeUsed bool, step func(int
 	default:
 		step(2, "audience upload")
 		fmt.Fprintln(a.stdout, "skipped: audience uploads change a real audience; configure them under audiences: in the configuration "+
-			"file (see Audiences kept from a source in the README), or use adsync audience upload")
+			"file (see docs/audiences.md), or use adsync audience upload")
 		return nil
 	}
 	deps, err := a.pipeline(ctx)
@@ -412,7 +412,7 @@ func (a *app) sampleCRM() (file, name string, err error) {
 // insightsNotConfigured is the insights step of adsync run against a
 // configured service with no keyword set configured.
 const insightsNotConfigured = "skipped: no keyword sets configured; list them under insights.keyword_sets " +
-	"in the configuration file (see Configuration in the README)"
+	"in the configuration file (see docs/configuration.md)"
 
 // runInsights looks up the configured keyword sets over the last week.
 // Against the fake with none configured it looks up the demo's set; against

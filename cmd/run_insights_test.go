@@ -41,7 +41,7 @@ func TestRunAgainstAConfiguredServiceWithoutKeywordSetsSkipsInsightsSayingHowToC
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})
 	r := b.runConfigured(t, "")
-	require.Contains(t, r.stdout, "== 3/6 fetch keyword insights\nskipped: no keyword sets configured; list them under insights.keyword_sets in the configuration file (see Configuration in the README)\n")
+	require.Contains(t, r.stdout, "== 3/6 fetch keyword insights\nskipped: no keyword sets configured; list them under insights.keyword_sets in the configuration file (see docs/configuration.md)\n")
 	require.Empty(t, b.insightSets(t), "the demo's keyword set is not fetched from a configured service")
 }
 

@@ -65,7 +65,7 @@ func TestRunAgainstAConfiguredServiceSuggestsNoDemoFileAndNoFake(t *testing.T) {
 	r := run(t, "run", "--config", conf, "--database-url", b.db)
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.Contains(t, r.stdout, "== 2/6 audience upload\nskipped: audience uploads change a real audience; configure them under audiences: "+
-		"in the configuration file (see Audiences kept from a source in the README), or use adsync audience upload\n")
+		"in the configuration file (see docs/audiences.md), or use adsync audience upload\n")
 	next := r.stdout[strings.Index(r.stdout, "What to try next"):]
 	require.Contains(t, next, " run --config ")
 	for _, demo := range []string{"crm.csv", "CRM file", "fixtures serve", "--demo", "fake"} {

@@ -73,7 +73,7 @@ const RunColumn = "_export_run"
 
 // LatestQuery is the DuckDB query reading the current version of every
 // record of t from the export folder root: per key, the rows of the newest
-// run. The README shows the same query.
+// run. docs/export.md shows the same query.
 func (t Table) LatestQuery(root string) string {
 	glob := strings.TrimSuffix(root, "/") + "/" + t.Name + "/*/*.parquet"
 	return fmt.Sprintf("SELECT * EXCLUDE (%s) FROM read_parquet('%s', union_by_name = true) QUALIFY %s = max(%s) OVER (PARTITION BY %s)",

@@ -23,7 +23,7 @@ func (e *env) mutate(t *testing.T, body string) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 }
 
-func TestThreeRunsWithChangesBetweenReadByTheReadmeQueryEqualPostgres(t *testing.T) {
+func TestThreeRunsWithChangesBetweenReadByTheDocsQueryEqualPostgres(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *fixtures.Options) { o.Accounts = 2 }, "")
 	out := filepath.Join(e.dir, "out")
@@ -42,7 +42,7 @@ func TestThreeRunsWithChangesBetweenReadByTheReadmeQueryEqualPostgres(t *testing
 	e.mutate(t, `{"kind": "cards", "add": 1, "change": 2}`)
 	runPass()
 
-	q, err := exporttest.ParseReadme()
+	q, err := exporttest.ParseExportDoc()
 	require.NoError(t, err)
 	ctx := context.Background()
 	queries := map[string]string{}
@@ -82,7 +82,7 @@ func TestThreeRunsWithChangesBetweenReadByTheReadmeQueryEqualPostgres(t *testing
 			dd := exporttest.Duck(t, nil, map[string]string{"x": "SELECT list(id ORDER BY id)::VARCHAR AS ids, list(_export_run ORDER BY id)::VARCHAR AS r FROM read_parquet('" + out + "/sync_runs/*/*.parquet')"})
 			t.Logf("postgres: %s -- exported: %v", strings.Join(dump, "; "), dd.Queries["x"])
 		}
-		require.EqualValues(t, want[name], toInt(got), "%s: the README's query reads each record once", name)
+		require.EqualValues(t, want[name], toInt(got), "%s: the docs' query reads each record once", name)
 		if toInt(d.Queries[name+" (all versions)"][0]["n"]) > want[name] {
 			versions = true
 		}

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/handbook"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/stretchr/testify/require"
 )
 
-// realServiceSteps are the commands README's "Using the real service" asks
-// a new user to run, in its order; the test checks the section names them
-// in that order and runs each as written.
+// realServiceSteps are the commands docs/real-service.md asks a new user to
+// run, in its order; the test checks the page names them in that order and
+// runs each as written.
 var realServiceSteps = [][]string{
 	{"migrate"},
 	{"auth", "login"},
@@ -28,22 +29,21 @@ var realServiceSteps = [][]string{
 	{"worker"},
 }
 
-// realServiceSection is the README's "Using the real service" section.
+// realServiceSection is the numbered walk-through of docs/real-service.md.
 func realServiceSection(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := handbook.Read("docs/real-service.md")
 	require.NoError(t, err)
-	_, rest, ok := strings.Cut(string(b), "\n## Using the real service\n")
-	require.True(t, ok, "the README has a section \"Using the real service\"")
-	section, _, _ := strings.Cut(rest, "\n## ")
+	section, ok := handbook.Section(doc, "Step by step")
+	require.True(t, ok, "docs/real-service.md has a section \"Step by step\"")
 	return section
 }
 
-// A new user with a real account follows the README's section in order,
+// A new user with a real account follows docs/real-service.md in order,
 // against a service (the fake, in a process of its own) configured only
 // through the documented environment, on a fresh database: every command
 // succeeds as written.
-func TestTheReadmesRealServiceSectionWorksAsWritten(t *testing.T) {
+func TestTheDocsRealServiceWalkThroughWorksAsWritten(t *testing.T) {
 	t.Parallel()
 	section := realServiceSection(t)
 	at := 0
@@ -93,7 +93,7 @@ func TestTheReadmesRealServiceSectionWorksAsWritten(t *testing.T) {
 
 var authorizeURLInOutput = regexp.MustCompile(`http://\S+/oauth/(authorize|authenticate)\?\S+`)
 
-// signInWithPIN runs `adsync auth login` as the README writes it and, as
+// signInWithPIN runs `adsync auth login` as the docs write it and, as
 // the user would, opens the URL it prints, approves, and types the PIN.
 func signInWithPIN(t *testing.T, dir string, env []string) {
 	t.Helper()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/handbook"
 	"github.com/adsync/adsync/fixtures/localfake"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/sync/stats"
@@ -98,10 +99,28 @@ func runOK(t *testing.T, dir string, args ...string) string {
 
 var createdDemoAudience = regexp.MustCompile(`created custom audience (\S+) \("adsync demo CRM"\) in account (\S+)\n`)
 
-// The README's scenario: a worker left running in the demo's directory and
-// commands run beside it talk to one fake, whose ground truth is what they
-// report and store; the last of them to end stops it, and its audiences
-// are there again for the next run.
+// docsScenario is the commands of docs/getting-started.md's scenario beside
+// a worker, without ./bin/adsync and the comments.
+func docsScenario(t *testing.T) []string {
+	t.Helper()
+	guide, err := handbook.Read("docs/getting-started.md")
+	require.NoError(t, err)
+	block, ok := handbook.Block(guide, "sh", "./bin/adsync worker --http-addr 127.0.0.1:0 &")
+	require.True(t, ok, "docs/getting-started.md shows commands beside a worker")
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		l, _, _ = strings.Cut(l, "#")
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, strings.TrimPrefix(l, "./bin/adsync "))
+		}
+	}
+	return lines
+}
+
+// docs/getting-started.md's scenario: a worker left running in the demo's
+// directory and commands run beside it talk to one fake, whose ground truth
+// is what they report and store; the last of them to end stops it, and its
+// audiences are there again for the next run.
 func TestCommandsBesideAWorkerInTheDemoDirectoryShareOneFake(t *testing.T) {
 	t.Parallel()
 	dir := newDemoDir(t)
@@ -109,6 +128,11 @@ func TestCommandsBesideAWorkerInTheDemoDirectoryShareOneFake(t *testing.T) {
 	m := createdDemoAudience.FindStringSubmatch(first)
 	require.NotNil(t, m, first)
 	demoAudience, account := m[1], m[2]
+	require.Equal(t, []string{
+		"worker --http-addr 127.0.0.1:0 &",
+		"audience upload --account " + account + " --create my-list --in fixtures/sample/crm.csv",
+		"stats sync --wait", "sync --wait", "run", "kill %1",
+	}, docsScenario(t), "the docs show the commands this test runs, with the demo's account")
 	require.NoFileExists(t, filepath.Join(dir, ".adsync", "fake", "fake.json"), "the run was the fake's last user")
 
 	worker := startWorkerInDir(t, dir)

@@ -7,7 +7,7 @@ import (
 )
 
 // Refresh says in a line how a run refreshes the entity's table, derived
-// from its declaration: the README's table of keys shows it for every
+// from its declaration: docs/export.md's table of keys shows it for every
 // entity, and a test keeps the two equal.
 func (e *Entity) Refresh() string {
 	var b strings.Builder

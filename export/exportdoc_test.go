@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestTheReadmeQueryAndKeysAreTheExportsOwn(t *testing.T) {
+func TestTheDocsQueryAndKeysAreTheExportsOwn(t *testing.T) {
 	t.Parallel()
-	q, err := exporttest.ParseReadme()
+	q, err := exporttest.ParseExportDoc()
 	require.NoError(t, err)
 	want := map[string]string{}
 	for _, tb := range Tables() {
@@ -19,9 +19,9 @@ func TestTheReadmeQueryAndKeysAreTheExportsOwn(t *testing.T) {
 			want[tb.Name] = strings.Join(tb.Key, ", ")
 		}
 	}
-	require.Equal(t, want, q.Keys, "the README lists every table with its key")
+	require.Equal(t, want, q.Keys, "docs/export.md lists every table with its key")
 	for _, e := range ads.Entities() {
-		require.Equal(t, e.Refresh(), q.Refresh[e.Name], "the README says how %s is refreshed as its declaration does", e.Name)
+		require.Equal(t, e.Refresh(), q.Refresh[e.Name], "docs/export.md says how %s is refreshed as its declaration does", e.Name)
 	}
 	for _, tb := range Tables() {
 		if tb.Name == testItems.Name {
