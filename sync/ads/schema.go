@@ -74,13 +74,29 @@ func AlterSQL(version int) string {
 				changes = append(changes, "DROP COLUMN "+c.Name)
 			}
 		}
+		// From HistoryMigration on, the past versions' table changes with
+		// the table, and the history's view and trigger, which name every
+		// column, are made again.
+		history := version > HistoryMigration && len(changes) > 0
+		if history {
+			fmt.Fprintf(&b, "DROP VIEW %s;\n", e.History())
+		}
 		if len(changes) > 0 {
 			fmt.Fprintf(&b, "ALTER TABLE %s\n    %s;\n", e.Name, strings.Join(changes, ",\n    "))
 		}
+		if history {
+			fmt.Fprintf(&b, "ALTER TABLE %s\n    %s;\n", e.closedTable(), strings.Join(changes, ",\n    "))
+		}
 		if len(fills) > 0 {
 			// The rows' content changed: the export writes them again.
-			fills = append(fills, "last_synced_at = now()")
-			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.Name, strings.Join(fills, ",\n    "))
+			// Their doc_hash and deleted flag did not: no new version.
+			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.Name, strings.Join(append(fills, "last_synced_at = now()"), ",\n    "))
+		}
+		if history && len(fills) > 0 {
+			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.closedTable(), strings.Join(append(fills, "written_at = now()"), ",\n    "))
+		}
+		if history {
+			b.WriteString(e.historyCodeSQL())
 		}
 		if e.Incremental && e.IncrementalFrom == version {
 			b.WriteString(e.updatedIndexSQL())
