@@ -1,12 +1,20 @@
 package ads
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/migrations"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,4 +37,118 @@ func TestHistoryMigrationHoldsTheRegistrysHistories(t *testing.T) {
 	for _, e := range registry {
 		require.Contains(t, string(b), "CREATE VIEW "+e.History()+" AS", "every entity table has its history")
 	}
+}
+
+// migratedTo is a database holding the app's migrations before version
+// (River's are not needed by the entity tables).
+func migratedTo(t *testing.T, version int) *pgxpool.Pool {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := store.Connect(ctx, localpg.NewDatabase(t), store.ConnectOptions{MaxConns: 2})
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	all, err := migrations.AppMigrations()
+	require.NoError(t, err)
+	for _, m := range all {
+		if m.Version < version {
+			_, err := pool.Exec(ctx, m.SQL)
+			require.NoError(t, err, "migration %d", m.Version)
+		}
+	}
+	return pool
+}
+
+// applyMigration runs the app migration of version.
+func applyMigration(t *testing.T, pool *pgxpool.Pool, version int) {
+	t.Helper()
+	all, err := migrations.AppMigrations()
+	require.NoError(t, err)
+	for _, m := range all {
+		if m.Version == version {
+			_, err := pool.Exec(context.Background(), m.SQL)
+			require.NoError(t, err)
+			return
+		}
+	}
+	t.Fatalf("no migration %d", version)
+}
+
+func TestUpgradeGivesEveryExistingRowItsFirstVersion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := migratedTo(t, HistoryMigration)
+	_, err := pool.Exec(ctx, `INSERT INTO campaigns (account_id, id, raw, doc_hash, api_updated_at, deleted, first_seen_at) VALUES
+    ('a1', 'c1', '{"name": "one"}', 'h1', '2024-03-01T10:00:00.123456Z', false, '2024-03-05T00:00:00Z'),
+    ('a1', 'c2', '{"name": "two"}', 'h2', NULL, false, '2024-03-06T00:00:00Z'),
+    ('a2', 'c3', '{"name": "three"}', '', '2024-03-02T00:00:00Z', true, '2024-03-07T00:00:00Z')`)
+	require.NoError(t, err)
+	applyMigration(t, pool, HistoryMigration)
+
+	rows, err := pool.Query(ctx, `SELECT id, valid_from, valid_to IS NULL, deleted FROM campaigns_history ORDER BY id`)
+	require.NoError(t, err)
+	type version struct {
+		ID      string
+		From    time.Time
+		Current bool
+		Deleted bool
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[version])
+	require.NoError(t, err)
+	at := func(s string) time.Time { v, err := time.Parse(time.RFC3339Nano, s); require.NoError(t, err); return v }
+	require.Equal(t, []version{
+		{"c1", at("2024-03-01T10:00:00.123Z"), true, false},
+		{"c2", at("2024-03-06T00:00:00Z"), true, false},
+		{"c3", at("2024-03-02T00:00:00Z"), true, true},
+	}, func() []version {
+		for i := range got {
+			got[i].From = got[i].From.UTC()
+		}
+		return got
+	}())
+	e, _ := Lookup("campaigns")
+	require.NoError(t, CheckHistory(ctx, pool, e))
+
+	// The first change after the upgrade closes the first version.
+	_, err = pool.Exec(ctx, `UPDATE campaigns SET doc_hash = 'h1b', api_updated_at = '2024-04-01T00:00:00Z' WHERE id = 'c1'`)
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM campaigns_history WHERE id = 'c1'`).Scan(&n))
+	require.Equal(t, 2, n)
+	require.NoError(t, CheckHistory(ctx, pool, e))
+}
+
+func TestALaterColumnChangeReachesThePastVersions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := migratedTo(t, HistoryMigration+1)
+	_, err := pool.Exec(ctx, `INSERT INTO campaigns (account_id, id, raw, doc_hash, currency) VALUES ('a1', 'c1', '{"name": "one"}', 'h1', 'EUR');
+UPDATE campaigns SET raw = '{"name": "two"}', doc_hash = 'h2'`)
+	require.NoError(t, err)
+
+	// A later migration adds a column and drops one.
+	base, _ := Lookup("campaigns")
+	later := *base
+	later.Columns = slices.Clone(base.Columns)
+	for i := range later.Columns {
+		if later.Columns[i].Name == "currency" {
+			later.Columns[i].Dropped = 99
+		}
+	}
+	later.Columns = append(later.Columns, Column{Name: "label", Field: "name", Type: Text, Migration: 99})
+	alter := alterSQL([]*Entity{&later}, 99)
+	_, err = pool.Exec(ctx, alter)
+	require.NoError(t, err, alter)
+
+	_, err = pool.Exec(ctx, `UPDATE campaigns SET raw = '{"name": "three"}', label = 'three', doc_hash = 'h3'`)
+	require.NoError(t, err)
+	rows, err := pool.Query(ctx, `SELECT label FROM campaigns_history ORDER BY valid_from`)
+	require.NoError(t, err)
+	labels, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{"one", "two", "three"}, labels, "past versions filled from their records, the new one written with it")
+	var currency int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns
+WHERE table_name IN ('campaigns_history', 'campaigns_history_closed') AND column_name = 'currency'`).Scan(&currency))
+	require.Zero(t, currency, "the dropped column left the history too")
+	require.NoError(t, CheckHistory(ctx, pool, &later))
 }

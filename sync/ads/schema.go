@@ -56,11 +56,17 @@ func (e *Entity) updatedIndexSQL() string {
 // raw records as a sync would fill them (a row whose record did not change
 // is never rewritten, so it would otherwise keep them NULL), and the
 // updated_at indexes of entities that became incremental in it, in
-// registry order (empty when it changes none). CreateTableSQL stays the DDL of the table
-// as first created, so an applied migration's text never changes.
-func AlterSQL(version int) string {
+// registry order (empty when it changes none). From HistoryMigration on, a
+// table's columns change in its past versions' table too, and its history's
+// view and trigger are made again (see HistorySQL). CreateTableSQL stays the
+// DDL of the table as first created, so an applied migration's text never
+// changes.
+func AlterSQL(version int) string { return alterSQL(registry, version) }
+
+// alterSQL is AlterSQL over entities.
+func alterSQL(entities []*Entity, version int) string {
 	var b strings.Builder
-	for _, e := range registry {
+	for _, e := range entities {
 		if e.Migration == version {
 			continue // created by this migration: CreateTableSQL has it all
 		}
