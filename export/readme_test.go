@@ -1,6 +1,7 @@
 package export
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestTheReadmeQueryAndKeysAreTheExportsOwn(t *testing.T) {
 	require.NoError(t, err)
 	want := map[string]string{}
 	for _, tb := range Tables() {
-		if tb.Name != testItems.Name {
+		if tb.Name != testItems.Name && !histories[tb.Name] {
 			want[tb.Name] = strings.Join(tb.Key, ", ")
 		}
 	}
@@ -24,9 +25,36 @@ func TestTheReadmeQueryAndKeysAreTheExportsOwn(t *testing.T) {
 		require.Equal(t, e.Refresh(), q.Refresh[e.Name], "the README says how %s is refreshed as its declaration does", e.Name)
 	}
 	for _, tb := range Tables() {
-		if tb.Name == testItems.Name {
+		if tb.Name == testItems.Name || histories[tb.Name] {
 			continue
 		}
+		got, err := q.For(tb.Name, "out")
+		require.NoError(t, err)
+		require.Equal(t, tb.LatestQuery("out"), strings.Join(strings.Fields(got), " "), tb.Name)
+	}
+}
+
+// histories are the entity tables' histories, which docs/history.md
+// documents (see TestTheHistoryDocsQueryAndKeysAreTheExportsOwn).
+var histories = func() map[string]bool {
+	out := map[string]bool{}
+	for _, e := range ads.Entities() {
+		out[e.History()] = true
+	}
+	return out
+}()
+
+func TestTheHistoryDocsQueryAndKeysAreTheExportsOwn(t *testing.T) {
+	t.Parallel()
+	q, err := exporttest.ParseDoc("docs/history.md")
+	require.NoError(t, err)
+	require.True(t, histories[q.Example], "the doc's query reads a history")
+	for _, e := range ads.Entities() {
+		tb := registry[e.History()]
+		entity := registry[e.Name]
+		// The doc's rule: a history's key is its table's and valid_from.
+		require.Equal(t, append(slices.Clone(entity.Key), "valid_from"), tb.Key, tb.Name)
+		q.Keys = map[string]string{tb.Name: strings.Join(tb.Key, ", ")}
 		got, err := q.For(tb.Name, "out")
 		require.NoError(t, err)
 		require.Equal(t, tb.LatestQuery("out"), strings.Join(strings.Fields(got), " "), tb.Name)

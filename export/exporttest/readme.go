@@ -28,20 +28,25 @@ var (
 )
 
 // ParseReadme reads the query and the keys from the repository's README.
-func ParseReadme() (ReadmeQuery, error) {
+func ParseReadme() (ReadmeQuery, error) { return ParseDoc("README.md") }
+
+// ParseDoc reads the query and the keys from a Markdown file of the
+// repository (its path from the repository's root), as ParseReadme does
+// from the README.
+func ParseDoc(path string) (ReadmeQuery, error) {
 	var q ReadmeQuery
-	b, err := os.ReadFile(filepath.Join(testdata(), "..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join(testdata(), "..", "..", filepath.FromSlash(path)))
 	if err != nil {
 		return q, err
 	}
 	m := queryBlock.FindSubmatch(b)
 	if m == nil {
-		return q, fmt.Errorf("README: no latest-version query block")
+		return q, fmt.Errorf("%s: no latest-version query block", path)
 	}
 	q.Example, q.Template = string(m[1]), strings.TrimSpace(string(m[2]))
 	pm := partition.FindStringSubmatch(q.Template)
 	if pm == nil {
-		return q, fmt.Errorf("README: the latest-version query has no PARTITION BY")
+		return q, fmt.Errorf("%s: the latest-version query has no PARTITION BY", path)
 	}
 	q.ExampleKey = pm[1]
 	q.Keys, q.Refresh = map[string]string{}, map[string]string{}
