@@ -91,7 +91,7 @@ func alterSQL(entities []*Entity, version int) string {
 			fmt.Fprintf(&b, "ALTER TABLE %s\n    %s;\n", e.Name, strings.Join(changes, ",\n    "))
 		}
 		if history {
-			fmt.Fprintf(&b, "ALTER TABLE %s\n    %s;\n", e.closedTable(), strings.Join(changes, ",\n    "))
+			fmt.Fprintf(&b, "ALTER TABLE %s\n    %s;\n", e.history().Closed(), strings.Join(changes, ",\n    "))
 		}
 		if len(fills) > 0 {
 			// The rows' content changed: the export writes them again.
@@ -99,10 +99,10 @@ func alterSQL(entities []*Entity, version int) string {
 			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.Name, strings.Join(append(fills, "last_synced_at = now()"), ",\n    "))
 		}
 		if history && len(fills) > 0 {
-			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.closedTable(), strings.Join(append(fills, "written_at = now()"), ",\n    "))
+			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.history().Closed(), strings.Join(append(fills, "written_at = now()"), ",\n    "))
 		}
 		if history {
-			b.WriteString(e.historyCodeSQL())
+			b.WriteString(e.history().CodeSQL())
 		}
 		if e.Incremental && e.IncrementalFrom == version {
 			b.WriteString(e.updatedIndexSQL())
