@@ -39,7 +39,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO accounts_history_closed (id, name, business_name, timezone, timezone_switch_at, business_id, approval_status, industry_type, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.business_name, OLD.timezone, OLD.timezone_switch_at, OLD.business_id, OLD.approval_status, OLD.industry_type, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -78,7 +78,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO account_user_access_history_closed (account_id, id, user_id, permissions, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.user_id, OLD.permissions, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -128,7 +128,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO funding_instruments_history_closed (account_id, id, name, description, type, currency, start_time, end_time, credit_limit_local_micro, credit_remaining_local_micro, funded_amount_local_micro, entity_status, able_to_fund, reasons_not_able_to_fund, io_header, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.description, OLD.type, OLD.currency, OLD.start_time, OLD.end_time, OLD.credit_limit_local_micro, OLD.credit_remaining_local_micro, OLD.funded_amount_local_micro, OLD.entity_status, OLD.able_to_fund, OLD.reasons_not_able_to_fund, OLD.io_header, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -179,7 +179,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO campaigns_history_closed (account_id, id, name, funding_instrument_id, budget_optimization, daily_budget_amount_local_micro, total_budget_amount_local_micro, entity_status, effective_status, servable, reasons_not_servable, standard_delivery, purchase_order_number, duration_in_days, frequency_cap, currency, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.funding_instrument_id, OLD.budget_optimization, OLD.daily_budget_amount_local_micro, OLD.total_budget_amount_local_micro, OLD.entity_status, OLD.effective_status, OLD.servable, OLD.reasons_not_servable, OLD.standard_delivery, OLD.purchase_order_number, OLD.duration_in_days, OLD.frequency_cap, OLD.currency, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -244,7 +244,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO line_items_history_closed (account_id, id, name, campaign_id, objective, product_type, placements, bid_amount_local_micro, entity_status, start_time, end_time, currency, funding_instrument_id, goal, bid_strategy, pay_by, target_cpa_local_micro, daily_budget_amount_local_micro, total_budget_amount_local_micro, standard_delivery, frequency_cap, duration_in_days, advertiser_user_id, advertiser_domain, categories, primary_web_event_tag, android_app_store_identifier, ios_app_store_identifier, automatic_post_promotion, creative_source, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.campaign_id, OLD.objective, OLD.product_type, OLD.placements, OLD.bid_amount_local_micro, OLD.entity_status, OLD.start_time, OLD.end_time, OLD.currency, OLD.funding_instrument_id, OLD.goal, OLD.bid_strategy, OLD.pay_by, OLD.target_cpa_local_micro, OLD.daily_budget_amount_local_micro, OLD.total_budget_amount_local_micro, OLD.standard_delivery, OLD.frequency_cap, OLD.duration_in_days, OLD.advertiser_user_id, OLD.advertiser_domain, OLD.categories, OLD.primary_web_event_tag, OLD.android_app_store_identifier, OLD.ios_app_store_identifier, OLD.automatic_post_promotion, OLD.creative_source, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -286,7 +286,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO cards_history_closed (account_id, id, name, card_uri, card_type, components, slides, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.card_uri, OLD.card_type, OLD.components, OLD.slides, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -336,7 +336,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO cards_poll_history_closed (account_id, id, name, card_uri, card_type, first_choice, second_choice, third_choice, fourth_choice, duration_in_minutes, start_time, end_time, media_key, video_poster_url, video_url, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.card_uri, OLD.card_type, OLD.first_choice, OLD.second_choice, OLD.third_choice, OLD.fourth_choice, OLD.duration_in_minutes, OLD.start_time, OLD.end_time, OLD.media_key, OLD.video_poster_url, OLD.video_url, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -391,7 +391,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO cards_image_conversation_history_closed (account_id, id, name, card_uri, card_type, first_cta, first_cta_post, second_cta, second_cta_post, third_cta, third_cta_post, fourth_cta, fourth_cta_post, title, thank_you_text, thank_you_url, media_key, unlocked_image_media_key, unlocked_video_media_key, media_url, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.card_uri, OLD.card_type, OLD.first_cta, OLD.first_cta_post, OLD.second_cta, OLD.second_cta_post, OLD.third_cta, OLD.third_cta_post, OLD.fourth_cta, OLD.fourth_cta_post, OLD.title, OLD.thank_you_text, OLD.thank_you_url, OLD.media_key, OLD.unlocked_image_media_key, OLD.unlocked_video_media_key, OLD.media_url, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -446,7 +446,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO cards_video_conversation_history_closed (account_id, id, name, card_uri, card_type, first_cta, first_cta_post, second_cta, second_cta_post, third_cta, third_cta_post, fourth_cta, fourth_cta_post, title, thank_you_text, thank_you_url, media_key, unlocked_image_media_key, unlocked_video_media_key, poster_media_key, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.card_uri, OLD.card_type, OLD.first_cta, OLD.first_cta_post, OLD.second_cta, OLD.second_cta_post, OLD.third_cta, OLD.third_cta_post, OLD.fourth_cta, OLD.fourth_cta_post, OLD.title, OLD.thank_you_text, OLD.thank_you_url, OLD.media_key, OLD.unlocked_image_media_key, OLD.unlocked_video_media_key, OLD.poster_media_key, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -487,7 +487,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO account_media_history_closed (account_id, id, creative_type, video_id, media_url, media_key, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.creative_type, OLD.video_id, OLD.media_url, OLD.media_key, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -531,7 +531,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO media_creatives_history_closed (account_id, id, line_item_id, account_media_id, campaign_id, landing_url, serving_status, entity_status, approval_status, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.line_item_id, OLD.account_media_id, OLD.campaign_id, OLD.landing_url, OLD.serving_status, OLD.entity_status, OLD.approval_status, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -572,7 +572,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO promoted_accounts_history_closed (account_id, id, line_item_id, user_id, entity_status, approval_status, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.line_item_id, OLD.user_id, OLD.entity_status, OLD.approval_status, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -613,7 +613,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO promoted_posts_history_closed (account_id, id, line_item_id, post_id, entity_status, approval_status, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.line_item_id, OLD.post_id, OLD.entity_status, OLD.approval_status, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -653,7 +653,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO tracking_tags_history_closed (account_id, id, line_item_id, tracking_tag_type, tracking_tag_url, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.line_item_id, OLD.tracking_tag_type, OLD.tracking_tag_url, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -699,7 +699,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_history_closed (account_id, id, line_item_id, name, localized_name, targeting_type, targeting_value, operator_type, location_type, tailored_audience_expansion, tailored_audience_type, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.line_item_id, OLD.name, OLD.localized_name, OLD.targeting_type, OLD.targeting_value, OLD.operator_type, OLD.location_type, OLD.tailored_audience_expansion, OLD.tailored_audience_type, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -747,7 +747,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO posts_history_closed (account_id, id, post_type, name, text, user_id, nullcast, card_uri, media_keys, status, scheduled_at, scheduled_status, completed_at, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.post_type, OLD.name, OLD.text, OLD.user_id, OLD.nullcast, OLD.card_uri, OLD.media_keys, OLD.status, OLD.scheduled_at, OLD.scheduled_status, OLD.completed_at, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -788,7 +788,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO account_apps_history_closed (account_id, id, name, app_store_identifier, os_type, conversion_tracking, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.app_store_identifier, OLD.os_type, OLD.conversion_tracking, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -827,7 +827,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO promotable_users_history_closed (account_id, id, user_id, promotable_user_type, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.user_id, OLD.promotable_user_type, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -867,7 +867,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO scheduled_promoted_posts_history_closed (account_id, id, line_item_id, scheduled_post_id, post_id, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.line_item_id, OLD.scheduled_post_id, OLD.post_id, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -907,7 +907,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO preroll_call_to_actions_history_closed (account_id, id, line_item_id, call_to_action, call_to_action_url, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.line_item_id, OLD.call_to_action, OLD.call_to_action_url, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -953,7 +953,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO web_event_tags_history_closed (account_id, id, name, type, click_window, view_through_window, retargeting_enabled, status, last_tracked_at, website_tag_id, embed_code, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.type, OLD.click_window, OLD.view_through_window, OLD.retargeting_enabled, OLD.status, OLD.last_tracked_at, OLD.website_tag_id, OLD.embed_code, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1001,7 +1001,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO app_event_tags_history_closed (account_id, id, app_store_identifier, os_type, conversion_type, provider_app_event_id, provider_app_event_name, deep_link_scheme, post_view_attribution_window, post_engagement_attribution_window, retargeting_enabled, status, last_tracked_at, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.app_store_identifier, OLD.os_type, OLD.conversion_type, OLD.provider_app_event_id, OLD.provider_app_event_name, OLD.deep_link_scheme, OLD.post_view_attribution_window, OLD.post_engagement_attribution_window, OLD.retargeting_enabled, OLD.status, OLD.last_tracked_at, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1048,7 +1048,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO scheduled_posts_history_closed (account_id, id, name, text, user_id, scheduled_at, scheduled_status, completed_at, post_id, nullcast, card_uri, media_keys, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.text, OLD.user_id, OLD.scheduled_at, OLD.scheduled_status, OLD.completed_at, OLD.post_id, OLD.nullcast, OLD.card_uri, OLD.media_keys, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1091,7 +1091,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO draft_posts_history_closed (account_id, id, name, text, user_id, nullcast, card_uri, media_keys, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.text, OLD.user_id, OLD.nullcast, OLD.card_uri, OLD.media_keys, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1141,7 +1141,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO media_library_history_closed (account_id, id, name, file_name, description, title, media_url, media_type, media_category, media_status, aspect_ratio, duration, poster_media_url, poster_media_key, posted, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.file_name, OLD.description, OLD.title, OLD.media_url, OLD.media_type, OLD.media_category, OLD.media_status, OLD.aspect_ratio, OLD.duration, OLD.poster_media_url, OLD.poster_media_key, OLD.posted, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1189,7 +1189,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO custom_audiences_history_closed (account_id, id, name, description, audience_type, targetable, targetable_types, reasons_not_targetable, permission_level, owner_account_id, is_owner, partner_source, audience_size, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.name, OLD.description, OLD.audience_type, OLD.targetable, OLD.targetable_types, OLD.reasons_not_targetable, OLD.permission_level, OLD.owner_account_id, OLD.is_owner, OLD.partner_source, OLD.audience_size, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1230,7 +1230,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO custom_audience_targeting_history_closed (account_id, id, custom_audience_id, campaign_id, campaign_name, line_items, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.custom_audience_id, OLD.campaign_id, OLD.campaign_name, OLD.line_items, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1270,7 +1270,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO tailored_audience_permissions_history_closed (account_id, id, tailored_audience_id, granted_account_id, permission_level, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.account_id, OLD.id, OLD.tailored_audience_id, OLD.granted_account_id, OLD.permission_level, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1308,7 +1308,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO iab_categories_history_closed (id, name, parent_id, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.parent_id, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1348,7 +1348,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO content_categories_history_closed (id, name, iab_categories, publishers_in_last_thirty_days, videos_monetized_in_last_thirty_days, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.iab_categories, OLD.publishers_in_last_thirty_days, OLD.videos_monetized_in_last_thirty_days, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1388,7 +1388,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO bidding_rules_history_closed (id, currency, minimum_cpe_bid_local_micro, maximum_cpe_bid_local_micro, minimum_denomination, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.currency, OLD.minimum_cpe_bid_local_micro, OLD.maximum_cpe_bid_local_micro, OLD.minimum_denomination, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1426,7 +1426,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO line_item_placements_history_closed (id, product_type, placements, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.product_type, OLD.placements, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1464,7 +1464,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO advertiser_business_categories_history_closed (id, name, iab_categories, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.iab_categories, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1504,7 +1504,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_app_store_categories_history_closed (id, name, targeting_type, targeting_value, os_type, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.targeting_type, OLD.targeting_value, OLD.os_type, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1544,7 +1544,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_conversations_history_closed (id, name, targeting_type, targeting_value, conversation_type, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.targeting_type, OLD.targeting_value, OLD.conversation_type, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1585,7 +1585,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_devices_history_closed (id, name, manufacturer, os_type, targeting_type, targeting_value, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.manufacturer, OLD.os_type, OLD.targeting_type, OLD.targeting_value, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1635,7 +1635,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_events_history_closed (id, name, event_type, start_time, end_time, country_code, is_global, reach, top_users, top_hashtags, top_posts, gender_breakdown_percentage, device_breakdown_percentage, country_breakdown_percentage, targeting_value, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.event_type, OLD.start_time, OLD.end_time, OLD.country_code, OLD.is_global, OLD.reach, OLD.top_users, OLD.top_hashtags, OLD.top_posts, OLD.gender_breakdown_percentage, OLD.device_breakdown_percentage, OLD.country_breakdown_percentage, OLD.targeting_value, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1674,7 +1674,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_interests_history_closed (id, name, targeting_type, targeting_value, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.targeting_type, OLD.targeting_value, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1713,7 +1713,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_languages_history_closed (id, name, targeting_type, targeting_value, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.targeting_type, OLD.targeting_value, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1754,7 +1754,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_locations_history_closed (id, name, country_code, location_type, targeting_type, targeting_value, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.country_code, OLD.location_type, OLD.targeting_type, OLD.targeting_value, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1794,7 +1794,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_network_operators_history_closed (id, name, country_code, targeting_type, targeting_value, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.country_code, OLD.targeting_type, OLD.targeting_value, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1835,7 +1835,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_platform_versions_history_closed (id, name, number, os_type, targeting_type, targeting_value, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.number, OLD.os_type, OLD.targeting_type, OLD.targeting_value, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1875,7 +1875,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_platforms_history_closed (id, name, targeting_type, targeting_value, localized_name, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.targeting_type, OLD.targeting_value, OLD.localized_name, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1914,7 +1914,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_tv_markets_history_closed (id, name, country_code, locale, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.country_code, OLD.locale, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;
@@ -1955,7 +1955,7 @@ DECLARE
     prev timestamptz := COALESCE(OLD.valid_from, date_trunc('millisecond', COALESCE(OLD.api_updated_at, OLD.first_seen_at)));
 BEGIN
     NEW.valid_from := CASE WHEN date_trunc('millisecond', NEW.api_updated_at) > prev THEN date_trunc('millisecond', NEW.api_updated_at)
-        ELSE GREATEST(date_trunc('millisecond', now()), prev + interval '1 millisecond') END;
+        ELSE GREATEST(date_trunc('millisecond', NEW.last_synced_at), prev + interval '1 millisecond') END;
     INSERT INTO targeting_criteria_tv_shows_history_closed (id, name, targeting_value, genre, locales, estimated_users, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at, valid_from, valid_to)
     VALUES (OLD.id, OLD.name, OLD.targeting_value, OLD.genre, OLD.locales, OLD.estimated_users, OLD.raw, OLD.api_created_at, OLD.api_updated_at, OLD.deleted, OLD.doc_hash, OLD.first_seen_at, OLD.last_synced_at, prev, NEW.valid_from);
     RETURN NEW;

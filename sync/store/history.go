@@ -66,11 +66,11 @@ func (h History) currentValidFrom(r string) string {
 
 // nextValidFrom is the SQL of when the new version of NEW begins, given the
 // previous one began at prev: the record's updated_at when it moved past
-// prev, else the time of the write, and never before prev plus the
-// precision.
+// prev, else the time of the write (as the row's Written column records
+// it), and never before prev plus the precision.
 func (h History) nextValidFrom() string {
 	p := ValidFromPrecision
-	written := fmt.Sprintf("GREATEST(date_trunc('%s', now()), prev + interval '1 %s')", p, p)
+	written := fmt.Sprintf("GREATEST(date_trunc('%s', NEW.%s), prev + interval '1 %s')", p, h.Written, p)
 	if h.UpdatedAt == "" {
 		return written
 	}
