@@ -9,26 +9,8 @@ import "github.com/adsync/adsync/sync/ads"
 func init() {
 	for _, e := range ads.Entities() {
 		register(adsTable(e))
-		register(historyTable(e))
+		register(historyOf(adsTable(e), e.History()))
 	}
-}
-
-// historyTable is the entity's history (see ads.Entity.HistorySQL): its
-// table's columns plus valid_from and valid_to, one row per version, keyed
-// by the record's key and valid_from. A version is exported when it is
-// written and again when the next version closes it (its valid_to set):
-// written_at, stamped at both, is its change time. So an output holds a
-// past version twice, current then closed; the newest run's row of a key
-// is the version as it stands.
-func historyTable(e *ads.Entity) Table {
-	t := adsTable(e)
-	t.Name, t.From, t.ChangedAt = e.History(), e.History(), "written_at"
-	t.Key = append(t.Key, "valid_from")
-	t.OrderBy += ", valid_from"
-	t.Columns = append(t.Columns,
-		Column{Name: "valid_from", Kind: Timestamp},
-		Column{Name: "valid_to", Kind: Timestamp, Nullable: true})
-	return t
 }
 
 func adsTable(e *ads.Entity) Table {

@@ -12,6 +12,7 @@ import (
 	"github.com/adsync/adsync/export/exporttest"
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/posts"
 	"github.com/stretchr/testify/require"
 )
 
@@ -53,6 +54,9 @@ func TestThreeRunsWithChangesBetweenReadByTheReadmeQueryEqualPostgres(t *testing
 	histories := map[string]bool{}
 	for _, en := range ads.Entities() {
 		histories[en.History()] = true
+	}
+	for _, h := range posts.Histories() {
+		histories[h.View()] = true
 	}
 	ctx := context.Background()
 	queries := map[string]string{}
