@@ -162,3 +162,49 @@ WHERE table_name IN ('campaigns_history', 'campaigns_history_closed') AND column
 	require.Zero(t, currency, "the dropped column left the history too")
 	require.NoError(t, CheckHistory(ctx, pool, &later))
 }
+
+func TestValidFromIsTheServicesUpdatedAtWhenItMovesOnElseTheWriteTimeAndNeverOverlaps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := migratedTo(t, HistoryMigration+1)
+	at := func(s string) time.Time { v, err := time.Parse(time.RFC3339Nano, s); require.NoError(t, err); return v }
+	_, err := pool.Exec(ctx, `INSERT INTO campaigns (account_id, id, raw, doc_hash, api_updated_at, first_seen_at, last_synced_at)
+VALUES ('a1', 'c1', '{}', 'h1', '2024-03-01T10:00:00Z', '2024-03-01T11:00:00Z', '2024-03-01T11:00:00Z')`)
+	require.NoError(t, err)
+	for _, step := range []struct{ hash, updated, written string }{
+		// updated_at did not move: the write time.
+		{"h2", "2024-03-01T10:00:00Z", "2024-03-01T12:00:00Z"},
+		// updated_at went back, written in the same instant: a millisecond on.
+		{"h3", "2024-03-01T09:00:00Z", "2024-03-01T12:00:00Z"},
+		// updated_at moved past the last version's start: it.
+		{"h4", "2024-03-05T00:00:00.123456Z", "2024-03-01T13:00:00Z"},
+		// a tombstone of the sweep, written before the service's updated_at
+		// (its clock ahead): a millisecond on.
+		{"", "2024-03-05T00:00:00.123456Z", "2024-03-02T00:00:00Z"},
+	} {
+		_, err := pool.Exec(ctx, `UPDATE campaigns SET doc_hash = $1, api_updated_at = $2, last_synced_at = $3, deleted = $1 = ''`,
+			step.hash, step.updated, step.written)
+		require.NoError(t, err)
+	}
+	rows, err := pool.Query(ctx, `SELECT valid_from FROM campaigns_history ORDER BY valid_from`)
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
+	require.NoError(t, err)
+	for i := range got {
+		got[i] = got[i].UTC()
+	}
+	require.Equal(t, []time.Time{
+		at("2024-03-01T10:00:00Z"), at("2024-03-01T12:00:00Z"), at("2024-03-01T12:00:00.001Z"),
+		at("2024-03-05T00:00:00.123Z"), at("2024-03-05T00:00:00.124Z"),
+	}, got)
+	e, _ := Lookup("campaigns")
+	require.NoError(t, CheckHistory(ctx, pool, e))
+
+	// The check finds a gap, and names the record.
+	_, err = pool.Exec(ctx, `UPDATE campaigns_history_closed SET valid_to = valid_to - interval '1 second'
+WHERE valid_from = '2024-03-01T10:00:00Z'`)
+	require.NoError(t, err)
+	err = CheckHistory(ctx, pool, e)
+	require.ErrorContains(t, err, "campaigns_history: record a1/c1, version from ")
+	require.ErrorContains(t, err, "a version ends at")
+}
