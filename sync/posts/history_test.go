@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/migrations"
 	"github.com/adsync/adsync/sync/posts"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
@@ -104,4 +106,34 @@ WHERE id = '11' ORDER BY valid_from`)
 	for _, h := range posts.Histories() {
 		require.NoError(t, store.CheckHistory(ctx, pool, h))
 	}
+}
+
+func TestUpgradeGivesEveryStoredPostItsFirstVersion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := jobstest.Pool(t, localpg.NewDatabase(t))
+	all, err := migrations.AppMigrations()
+	require.NoError(t, err)
+	apply := func(keep func(v int) bool) {
+		t.Helper()
+		for _, m := range all {
+			if keep(m.Version) {
+				_, err := pool.Exec(ctx, m.SQL)
+				require.NoError(t, err, "migration %d", m.Version)
+			}
+		}
+	}
+	apply(func(v int) bool { return v < posts.HistoryMigration })
+	_, err = pool.Exec(ctx, `INSERT INTO v2_posts (id, text, raw, doc_hash, first_seen_at, fetched_at, updated_at)
+VALUES ('1', 'a', '{}', 'h1', '2026-01-02T03:04:05.678901Z', now(), '2026-01-03T00:00:00Z'), ('2', 'b', '{}', 'h2', '2026-01-04T00:00:00Z', now(), now())`)
+	require.NoError(t, err)
+	apply(func(v int) bool { return v == posts.HistoryMigration })
+
+	rows, err := pool.Query(ctx, `SELECT id || ' ' || to_char(valid_from AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') || ' ' || (valid_to IS NULL)
+FROM v2_posts_history ORDER BY id`)
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{"1 2026-01-02 03:04:05.678 true", "2 2026-01-04 00:00:00.000 true"}, got,
+		"one current version per stored post, from when adsync first saw it")
 }
