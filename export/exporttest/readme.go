@@ -27,7 +27,8 @@ var (
 	partition  = regexp.MustCompile(`PARTITION BY ([a-z_0-9, ]+)\)`)
 )
 
-// ParseReadme reads the query and the keys from the repository's README.
+// ParseReadme reads the query and the keys from the repository's README,
+// and the report relations' keys from docs/reports.md.
 func ParseReadme() (ReadmeQuery, error) {
 	var q ReadmeQuery
 	b, err := os.ReadFile(filepath.Join(testdata(), "..", "..", "README.md"))
@@ -45,11 +46,22 @@ func ParseReadme() (ReadmeQuery, error) {
 	}
 	q.ExampleKey = pm[1]
 	q.Keys, q.Refresh = map[string]string{}, map[string]string{}
-	for _, r := range keyRow.FindAllSubmatch(b, -1) {
+	q.addKeys(b)
+	// The report relations' keys are in their own reference page.
+	docs, err := os.ReadFile(filepath.Join(testdata(), "..", "..", "docs", "reports.md"))
+	if err != nil {
+		return q, err
+	}
+	q.addKeys(docs)
+	return q, nil
+}
+
+// addKeys reads the key table rows of a Markdown page.
+func (q ReadmeQuery) addKeys(page []byte) {
+	for _, r := range keyRow.FindAllSubmatch(page, -1) {
 		q.Keys[string(r[1])] = string(r[2])
 		q.Refresh[string(r[1])] = strings.TrimSuffix(strings.TrimSpace(string(r[3])), " |")
 	}
-	return q, nil
 }
 
 // For is the README's query for table, reading the folder root instead of
