@@ -470,7 +470,8 @@ FROM (
 
 CREATE VIEW report_account_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -478,8 +479,10 @@ LEFT JOIN accounts a ON a.id = b.account_id
 WHERE split_part(b.segment_type, ':', 1) = '';
 
 CREATE VIEW report_funding_instrument_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -519,7 +522,8 @@ WHERE b.entity_type = 'PROMOTED_POST' AND split_part(b.segment_type, ':', 1) = '
 
 CREATE VIEW report_account_by_age_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -528,7 +532,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'AGE';
 
 CREATE VIEW report_account_by_gender_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -537,7 +542,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'GENDER';
 
 CREATE VIEW report_account_by_devices_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -546,7 +552,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'DEVICES';
 
 CREATE VIEW report_account_by_platforms_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -555,7 +562,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'PLATFORMS';
 
 CREATE VIEW report_account_by_locations_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -564,7 +572,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'LOCATIONS';
 
 CREATE VIEW report_account_by_languages_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -573,7 +582,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'LANGUAGES';
 
 CREATE VIEW report_account_by_interests_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -582,7 +592,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'INTERESTS';
 
 CREATE VIEW report_account_by_keywords_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -591,7 +602,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'KEYWORDS';
 
 CREATE VIEW report_account_by_conversion_tags_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -600,7 +612,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'CONVERSION_TAGS';
 
 CREATE VIEW report_account_by_audiences_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -609,7 +622,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'AUDIENCES';
 
 CREATE VIEW report_account_by_regions_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, split_part(b.segment_type, ':', 2) AS country, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -618,7 +632,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'REGIONS';
 
 CREATE VIEW report_account_by_metros_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, split_part(b.segment_type, ':', 2) AS country, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -627,7 +642,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'METROS';
 
 CREATE VIEW report_account_by_postal_codes_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, split_part(b.segment_type, ':', 2) AS country, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -636,7 +652,8 @@ WHERE split_part(b.segment_type, ':', 1) = 'POSTAL_CODES';
 
 CREATE VIEW report_account_by_platform_versions_daily AS
 SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
-    (SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1) AS currency,
+    coalesce((SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),
+    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
     b.placement, split_part(b.segment_type, ':', 2) AS platform, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_account_day b
@@ -644,8 +661,10 @@ LEFT JOIN accounts a ON a.id = b.account_id
 WHERE split_part(b.segment_type, ':', 1) = 'PLATFORM_VERSIONS';
 
 CREATE VIEW report_funding_instrument_by_age_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -653,8 +672,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'AGE';
 
 CREATE VIEW report_funding_instrument_by_gender_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -662,8 +683,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'GENDER';
 
 CREATE VIEW report_funding_instrument_by_devices_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -671,8 +694,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'DEVICES';
 
 CREATE VIEW report_funding_instrument_by_platforms_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -680,8 +705,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'PLATFORMS';
 
 CREATE VIEW report_funding_instrument_by_locations_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -689,8 +716,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'LOCATIONS';
 
 CREATE VIEW report_funding_instrument_by_languages_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -698,8 +727,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'LANGUAGES';
 
 CREATE VIEW report_funding_instrument_by_interests_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -707,8 +738,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'INTERESTS';
 
 CREATE VIEW report_funding_instrument_by_keywords_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -716,8 +749,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'KEYWORDS';
 
 CREATE VIEW report_funding_instrument_by_conversion_tags_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -725,8 +760,10 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'CONVERSION_TAGS';
 
 CREATE VIEW report_funding_instrument_by_audiences_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -734,9 +771,11 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'AUDIENCES';
 
 CREATE VIEW report_funding_instrument_by_regions_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, split_part(b.segment_type, ':', 2) AS country,
-    b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement,
+    split_part(b.segment_type, ':', 2) AS country, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -744,9 +783,11 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'REGIONS';
 
 CREATE VIEW report_funding_instrument_by_metros_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, split_part(b.segment_type, ':', 2) AS country,
-    b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement,
+    split_part(b.segment_type, ':', 2) AS country, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -754,9 +795,11 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'METROS';
 
 CREATE VIEW report_funding_instrument_by_postal_codes_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, split_part(b.segment_type, ':', 2) AS country,
-    b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement,
+    split_part(b.segment_type, ':', 2) AS country, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id
@@ -764,9 +807,11 @@ LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.fund
 WHERE split_part(b.segment_type, ':', 1) = 'POSTAL_CODES';
 
 CREATE VIEW report_funding_instrument_by_platform_versions_daily AS
-SELECT b.bucket_date AS date, b.account_id, a.name AS account_name, f.currency, b.funding_instrument_id,
-    f.name AS funding_instrument_name, b.placement, split_part(b.segment_type, ':', 2) AS platform,
-    b.segment_value, b.segment_name,
+SELECT b.bucket_date AS date, b.account_id, a.name AS account_name,
+    coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id
+    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1)) AS currency,
+    b.funding_instrument_id, f.name AS funding_instrument_name, b.placement,
+    split_part(b.segment_type, ':', 2) AS platform, b.segment_value, b.segment_name,
     (b.m).*, b.fetched_at
 FROM report_base_funding_instrument_day b
 LEFT JOIN accounts a ON a.id = b.account_id

@@ -54,8 +54,11 @@ var Levels = []Level{
 	{
 		Name: "account", Entity: stats.EntityCampaign, RolledUp: true,
 		// An account's money is in its funding instruments' currency (the
-		// account record has none); a live one first.
-		Currency: `(SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id ORDER BY f.deleted, f.id LIMIT 1)`,
+		// account record has none), a live one's first; its campaigns'
+		// while none is synced.
+		Currency: "coalesce(" +
+			"(SELECT f.currency FROM funding_instruments f WHERE f.account_id = b.account_id AND f.currency IS NOT NULL ORDER BY f.deleted, f.id LIMIT 1),\n" +
+			"    (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1))",
 	},
 	{
 		Name: "funding_instrument", Entity: stats.EntityCampaign, RolledUp: true,
@@ -63,7 +66,9 @@ var Levels = []Level{
 			{"funding_instrument_id", "b.funding_instrument_id"},
 			{"funding_instrument_name", "f.name"},
 		},
-		Currency:   "f.currency",
+		// Its campaigns' while the funding instrument is not synced.
+		Currency: "coalesce(f.currency, (SELECT c.currency FROM campaigns c WHERE c.account_id = b.account_id\n" +
+			"    AND c.funding_instrument_id = b.funding_instrument_id AND c.currency IS NOT NULL ORDER BY c.deleted, c.id LIMIT 1))",
 		Joins:      "LEFT JOIN funding_instruments f ON f.account_id = b.account_id AND f.id = b.funding_instrument_id",
 		GroupBy:    []Column{{"funding_instrument_id", "c.funding_instrument_id"}},
 		GroupJoins: "LEFT JOIN campaigns c ON c.account_id = s.account_id AND c.id = s.entity_id",

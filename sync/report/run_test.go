@@ -315,3 +315,34 @@ func TestReportBadInputIsAnInputErrorNamingWhatIsAllowed(t *testing.T) {
 		require.Empty(t, out.String())
 	}
 }
+
+// An account's currency is its funding instruments'; while none is synced,
+// its campaigns' (a sync of campaigns alone still says the currency), and
+// so is a funding instrument's.
+func TestCurrencyFallsBackToTheCampaignsWhileNoFundingInstrumentIsSynced(t *testing.T) {
+	t.Parallel()
+	pool := seedReports(t)
+	ctx := context.Background()
+	read := func(relation string) map[string]string {
+		rows, err := pool.Query(ctx, `SELECT DISTINCT account_id, currency FROM `+relation)
+		require.NoError(t, err)
+		out := map[string]string{}
+		for rows.Next() {
+			var a string
+			var c *string
+			require.NoError(t, rows.Scan(&a, &c))
+			if c != nil {
+				out[a] = *c
+			}
+		}
+		require.NoError(t, rows.Err())
+		return out
+	}
+	_, err := pool.Exec(ctx, `UPDATE funding_instruments SET currency = 'EUR' WHERE id = 'f1'`)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"ny": "EUR", "tk": "JPY"}, read("report_account_daily"), "the funding instruments' first")
+	_, err = pool.Exec(ctx, `DELETE FROM funding_instruments`)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"ny": "USD", "tk": "JPY"}, read("report_account_daily"))
+	require.Equal(t, map[string]string{"ny": "USD", "tk": "JPY"}, read("report_funding_instrument_daily"))
+}
