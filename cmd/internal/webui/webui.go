@@ -1,7 +1,9 @@
 // Package webui serves the worker's runs page: recent runs of every
 // pipeline, failures, unreachable accounts and a 30-day chart, read
-// through the same store functions as adsync status; and mounts River's
-// UI under /riverui/. Server-rendered (html/template, inline SVG, no
+// through the same store functions as adsync status; the performance page
+// (each account's spend, impressions and clicks a day and its top
+// campaigns and line items, from sync/report's relations); and mounts
+// River's UI under /riverui/. Server-rendered (html/template, inline SVG, no
 // JavaScript): the page works with no internet.
 package webui
 
@@ -34,6 +36,8 @@ var templates = sync.OnceValue(func() *template.Template {
 		"time":     formatTime,
 		"duration": runDuration,
 		"counts":   countsSentence,
+		"micros":   formatMicros,
+		"topTable": topTable,
 	}).ParseFS(templateFS, "templates/*.html"))
 })
 
@@ -50,8 +54,9 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Server serves the runs page at /, a run's page at /runs/{id} and River's
-// UI under /riverui/ once SetRiverUI gave it.
+// Server serves the runs page at /, a run's page at /runs/{id}, the
+// performance page at /performance and River's UI under /riverui/ once
+// SetRiverUI gave it.
 type Server struct {
 	opts  Options
 	mux   *http.ServeMux
@@ -68,6 +73,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /{$}", s.runsPage)
+	s.mux.HandleFunc("GET /performance", s.performancePage)
 	s.mux.HandleFunc("GET /runs/{id}", s.runPage)
 	s.mux.HandleFunc(RiverPrefix+"/", s.riverUI)
 	return s
