@@ -78,10 +78,11 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// The worker's runs page and River's UI, in a real browser: they load
-// without console errors, show the runs table, the chart and the jobs of
-// a finished sync; River's UI's own buttons write through the access
-// layer, while another site's page can neither write nor frame them.
+// The worker's runs page, its performance page and River's UI, in a real
+// browser: they load without console errors, show the runs table, the
+// chart, each account's charts and top spenders, and the jobs of a
+// finished sync; River's UI's own buttons write through the access layer,
+// while another site's page can neither write nor frame them.
 func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -90,7 +91,7 @@ func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
 	defer stop()
 	require.Contains(t, stdout.String(), "runs page on http://"+addr+"/ (River's UI on /riverui/)")
 
-	r := b.run(t, "sync", "--entities", "campaigns")
+	r := b.run(t, "sync", "--entities", "campaigns,line_items")
 	require.Equal(t, 0, r.code, r.stderr)
 	pool := b.pool(t)
 	require.Eventually(t, func() bool {
@@ -128,6 +129,31 @@ func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
 	require.Equal(t, 30, bars)
 	shot("runs.png")
 	require.Empty(t, errs.take(), "the runs page logs no errors")
+
+	// The performance page, from the analytics of the last days (short
+	// enough for synchronous requests).
+	start := time.Now().UTC().AddDate(0, 0, -3).Format(time.DateOnly)
+	r = b.run(t, "stats", "sync", "--entities", "CAMPAIGN,LINE_ITEM", "--start", start, "--wait")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/performance"),
+		chromedp.WaitVisible(chromedp.CSS("section.account svg rect.bar.spend"))))
+	counts, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll('section.account')].map(s =>
+		s.querySelectorAll('svg rect.bar.spend').length + s.querySelectorAll('svg rect.bar.impressions').length +
+		s.querySelectorAll('svg rect.bar.clicks').length)`))
+	require.NoError(t, err)
+	require.NotEmpty(t, counts, "a section per account that delivered")
+	for _, n := range counts {
+		require.Equal(t, 3*30, n, "three charts of 30 days each")
+	}
+	tops, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('table.top.campaigns tbody td[data-spend]').length +
+		document.querySelectorAll('table.top.line-items tbody td[data-spend]').length`))
+	require.NoError(t, err)
+	require.Positive(t, tops, "the top campaigns and line items are listed")
+	heading, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("section.account h2")))
+	require.NoError(t, err)
+	require.Regexp(t, `(USD|EUR) · \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d`, heading, "the currency and the days")
+	shot("performance.png")
+	require.Empty(t, errs.take(), "the performance page logs no errors")
 
 	err = chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/riverui/jobs?state=completed"),
 		chromedp.Poll[chromedp.Void](`document.body.innerText.includes('sync_unit') && document.body.innerText.includes('sync_run')`, chromedp.WithPollingTimeout(30*time.Second)))

@@ -31,8 +31,23 @@ var (
 	partition  = regexp.MustCompile(`PARTITION BY ([a-z_0-9, ]+)\)`)
 )
 
-// ParseExportDoc reads the query and the keys from ExportDoc.
-func ParseExportDoc() (DocQuery, error) { return ParseDoc(ExportDoc) }
+// ReportsDoc is the page that lists the report relations' keys.
+const ReportsDoc = "docs/reports.md"
+
+// ParseExportDoc reads the query and the keys from ExportDoc, and the
+// report relations' keys from ReportsDoc.
+func ParseExportDoc() (DocQuery, error) {
+	q, err := ParseDoc(ExportDoc)
+	if err != nil {
+		return q, err
+	}
+	reports, err := handbook.Read(ReportsDoc)
+	if err != nil {
+		return q, err
+	}
+	q.addKeys(reports)
+	return q, nil
+}
 
 // ParseDoc reads a latest-version query and a table of keys from a page of
 // the handbook (its path from the repository's root), as ParseExportDoc
@@ -54,11 +69,16 @@ func ParseDoc(page string) (DocQuery, error) {
 	}
 	q.ExampleKey = pm[1]
 	q.Keys, q.Refresh = map[string]string{}, map[string]string{}
-	for _, r := range keyRow.FindAllStringSubmatch(doc, -1) {
+	q.addKeys(doc)
+	return q, nil
+}
+
+// addKeys reads the key table rows of a page.
+func (q DocQuery) addKeys(page string) {
+	for _, r := range keyRow.FindAllStringSubmatch(page, -1) {
 		q.Keys[r[1]] = r[2]
 		q.Refresh[r[1]] = strings.TrimSuffix(strings.TrimSpace(r[3]), " |")
 	}
-	return q, nil
 }
 
 // For is the page's query for table, reading the folder root instead of

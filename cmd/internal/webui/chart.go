@@ -1,6 +1,8 @@
 package webui
 
 import (
+	"time"
+
 	"github.com/adsync/adsync/sync/store"
 )
 
@@ -17,12 +19,14 @@ const (
 
 // series is one of the chart's panels: a bar a day.
 type series struct {
-	Title  string
-	Class  string
-	Max    int64
-	Bars   []bar
-	Width  int
-	Height int
+	Title string
+	Class string
+	Max   int64
+	// MaxLabel is Max as the panel writes it.
+	MaxLabel string
+	Bars     []bar
+	Width    int
+	Height   int
 	// First and Last are the first and last day, as labels.
 	First, Last string
 	Baseline    float64
@@ -37,6 +41,32 @@ type bar struct {
 	Description string
 }
 
+// daySeries lays out one value a day as a panel; format writes a value
+// (the maximum, and each bar's description followed by unit).
+func daySeries(title, class, unit string, days []time.Time, values []int64, format func(int64) string) series {
+	s := series{Title: title, Class: class, Width: chartWidth, Height: chartHeight, Baseline: chartHeight - chartBottom}
+	for _, v := range values {
+		s.Max = max(s.Max, v)
+	}
+	s.MaxLabel = format(s.Max)
+	plot := float64(chartHeight - chartTop - chartBottom)
+	slot := float64(chartWidth) / float64(max(len(days), 1))
+	for i, d := range days {
+		v := values[i]
+		h := 0.0
+		if s.Max > 0 {
+			h = plot * float64(v) / float64(s.Max)
+		}
+		day := d.Format("2006-01-02")
+		s.Bars = append(s.Bars, bar{Day: day, Value: v, X: float64(i)*slot + 1, W: slot - 2,
+			Y: s.Baseline - h, H: h, Description: day + ": " + format(v) + " " + unit})
+	}
+	if len(days) > 0 {
+		s.First, s.Last = days[0].Format("Jan 2"), days[len(days)-1].Format("Jan 2")
+	}
+	return s
+}
+
 // charts lays out the days' activity as one panel a series.
 func charts(days []store.DayActivity) []series {
 	defs := []struct {
@@ -48,29 +78,17 @@ func charts(days []store.DayActivity) []series {
 		{"Rows exported", "exported", "rows exported", func(d store.DayActivity) int64 { return d.RowsExported }},
 		{"Failed runs", "failed", "failed runs", func(d store.DayActivity) int64 { return d.FailedRuns }},
 	}
+	dates := make([]time.Time, len(days))
+	for i, d := range days {
+		dates[i] = d.Day
+	}
 	out := make([]series, 0, len(defs))
 	for _, def := range defs {
-		s := series{Title: def.title, Class: def.class, Width: chartWidth, Height: chartHeight,
-			Baseline: chartHeight - chartBottom}
-		for _, d := range days {
-			s.Max = max(s.Max, def.value(d))
-		}
-		plot := float64(chartHeight - chartTop - chartBottom)
-		slot := float64(chartWidth) / float64(max(len(days), 1))
+		values := make([]int64, len(days))
 		for i, d := range days {
-			v := def.value(d)
-			h := 0.0
-			if s.Max > 0 {
-				h = plot * float64(v) / float64(s.Max)
-			}
-			day := d.Day.Format("2006-01-02")
-			s.Bars = append(s.Bars, bar{Day: day, Value: v, X: float64(i)*slot + 1, W: slot - 2,
-				Y: s.Baseline - h, H: h, Description: day + ": " + formatInt(v) + " " + def.unit})
+			values[i] = def.value(d)
 		}
-		if len(days) > 0 {
-			s.First, s.Last = days[0].Day.Format("Jan 2"), days[len(days)-1].Day.Format("Jan 2")
-		}
-		out = append(out, s)
+		out = append(out, daySeries(def.title, def.class, def.unit, dates, values, formatInt))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package webui
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -28,6 +29,17 @@ func formatInt(n int64) string {
 		return "-" + string(b)
 	}
 	return string(b)
+}
+
+// formatMicros writes an amount of micro units in units, to the cent:
+// 1234567891 as 1,234.57.
+func formatMicros(v int64) string {
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	cents := (v + 5000) / 10000
+	return fmt.Sprintf("%s%s.%02d", sign, formatInt(cents/100), cents%100)
 }
 
 // formatTime shows an instant in UTC, as adsync status does.

@@ -28,6 +28,9 @@ var templates = sync.OnceValue(func() *template.Template {
 		"int":      formatInt,
 		"time":     formatTime,
 		"duration": runDuration,
+		"counts":   countsSentence,
+		"micros":   formatMicros,
+		"topTable": topTable,
 	}).ParseFS(templateFS, "templates/*.html"))
 })
 
@@ -44,8 +47,9 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Server serves the runs page at /, a run's page at /runs/{id} and River's
-// UI under /riverui/ once SetRiverUI gave it.
+// Server serves the runs page at /, a run's page at /runs/{id}, the
+// performance page at /performance and River's UI under /riverui/ once
+// SetRiverUI gave it.
 type Server struct {
 	opts  Options
 	mux   *http.ServeMux
@@ -62,6 +66,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /{$}", s.runsPage)
+	s.mux.HandleFunc("GET /performance", s.performancePage)
 	s.mux.HandleFunc("GET /runs/{id}", s.runPage)
 	s.mux.HandleFunc(RiverPrefix+"/", s.riverUI)
 	return s
