@@ -2,8 +2,11 @@ package adsynccmd
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,4 +60,77 @@ func TestAudienceUploadRefusesInvalidRowsBeforeSkippingAndAnEmptyQueryRecordsNot
 	st := b.run(t, "status")
 	require.Equal(t, 0, st.code, st.stderr)
 	require.Regexp(t, `(?m)^\d+\s+audience\s+manual\s+.*\sfailed\s`, st.stdout)
+}
+
+// session is another connection to pool's database, as pg_stat_activity
+// shows it.
+type session struct{ state, query string }
+
+func sessions(t *testing.T, pool *pgxpool.Pool) []session {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT coalesce(state, ''), query FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []session
+	for rows.Next() {
+		var s session
+		require.NoError(t, rows.Scan(&s.state, &s.query))
+		out = append(out, s)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+func TestAudienceUploadOfASleepingQueryIsCutByAudienceQueryTimeoutWithNothingLeftOpen(t *testing.T) {
+	t.Parallel()
+	b := setupService(t, bundleOptions{ownerToken: true})
+	acct, aud := b.firstAudience(t)
+	appendConfig(t, b, "audience:\n  query_timeout: 1s\n")
+	pool := b.pool(t)
+	done := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		done <- b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--query", "SELECT pg_sleep(30)::text AS email")
+	}()
+
+	// While the query sleeps, nothing else of adsync's is open in a
+	// transaction.
+	var during []session
+	require.Eventually(t, func() bool {
+		during = sessions(t, pool)
+		for _, s := range during {
+			if s.state == "active" && strings.HasPrefix(s.query, "FETCH") {
+				return true
+			}
+		}
+		return false
+	}, 20*time.Second, 5*time.Millisecond, "the query runs")
+	for _, s := range during {
+		require.NotEqual(t, "idle in transaction", s.state, "while the source runs: %q", s.query)
+	}
+
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the query was not cut by audience.query_timeout")
+	}
+	require.Less(t, time.Since(start), 15*time.Second)
+	require.Equal(t, 1, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stderr, `adsync: audience upload: query "SELECT pg_sleep(30)::text AS email" ran longer than its time limit of 1s and was cut; `+
+		"nothing was recorded or sent: raise audience.query_timeout (env ADSYNC_AUDIENCE_QUERY_TIMEOUT) or make the query faster\n")
+	var uploads, running int
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM audience_uploads),
+		(SELECT count(*) FROM sync_runs WHERE outcome = 'running')`).Scan(&uploads, &running))
+	require.Zero(t, uploads, "no upload recorded")
+	require.Zero(t, running, "no run left running")
+	require.Eventually(t, func() bool {
+		for _, s := range sessions(t, pool) {
+			if s.state == "active" || s.state == "idle in transaction" {
+				return false
+			}
+		}
+		return true
+	}, 5*time.Second, 10*time.Millisecond, "nothing left running or open: the query was cut in Postgres")
 }

@@ -29,7 +29,8 @@ plan, record the run and queue its batches. A replace plans against the members 
 knows the audience holds: an unchanged source sends nothing; one that would delete more
 than its max_delete is refused: nothing is sent and the run is recorded failed with the plan
 in its error (adsync status shows it). So is a source, in either mode, with more invalid
-rows than 1% or without a valid user (an empty query result is taken for a broken query).
+rows than 1% or without a valid user (an empty query result is taken for a broken query),
+and a query not read within audience.query_timeout.
 
 A run waits while an earlier upload to the audience is still being sent.
 

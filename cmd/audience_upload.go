@@ -62,8 +62,9 @@ input.
 database; its result columns are named like a CSV header (SELECT email, phone AS
 phone_number FROM ...). A query that writes, a column naming no identifier type, or a file
 without an identifier column is refused before anything is sent or recorded (exit 2). A
-query's users are hashed into a temporary file first; the upload is recorded only then, so
-nothing of adsync's is held open meanwhile.
+query's result must be read within audience.query_timeout (default 15m); past it Postgres
+cuts the query and nothing is recorded (exit 1). Its users are hashed into a temporary file
+first; the upload is recorded only then, so nothing of adsync's is held open meanwhile.
 
 --mode replace makes the audience hold exactly the file: users with an identifier the
 audience does not hold yet are sent as Update, and identifiers adsync recorded for the
@@ -174,6 +175,7 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return err
 	}
+	o.QueryTimeout = time.Duration(a.cfg.Audience.QueryTimeout)
 	// A file is checked before the database is opened; a query on
 	// adsync's database once it is. Either way before any audience is
 	// created or anything recorded.

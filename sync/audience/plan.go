@@ -33,6 +33,10 @@ type PlanOptions struct {
 	// SourceURL (empty: adsync's own database).
 	Query     string
 	SourceURL string
+	// QueryTimeout bounds the reading of a query's result, from its
+	// first statement to its last row (zero: DefaultQueryTimeout); past
+	// it the query is cut (see QueryTimeoutError).
+	QueryTimeout time.Duration
 	// Operation is OperationUpdate or OperationDelete; Mode is ModeAdd or
 	// ModeReplace (replace needs OperationUpdate).
 	Operation, Mode        string
@@ -174,7 +178,7 @@ func (o *PlanOptions) validate() error {
 //
 // The source is read first, into a spool of its hashed users, with nothing
 // of adsync's own open (no transaction, no lock, no record): a query may
-// take long. Its bounds apply to it then, before it
+// take long, up to o.QueryTimeout. Its bounds apply to it then, before it
 // may be skipped: above o.MaxInvalid it is refused; without a valid user an
 // add or a delete is Empty (nothing recorded or sent). Only then is the plan
 // recorded, from the spool, in one short transaction under the audience's
@@ -186,8 +190,9 @@ func (o *PlanOptions) validate() error {
 // has no valid user (ErrNoValidUser) and, unless o.Force, when it would
 // delete more than o.MaxDelete (*DeleteBoundError). The bounds live here,
 // where the deletes are planned, so no caller can send a plan that skipped
-// them. An input no user can be read from is a *hashing.InputError, and
-// records nothing.
+// them. An input no user can be read from is a *hashing.InputError, a
+// query cut by its time limit a *QueryTimeoutError; neither records
+// anything.
 func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("audience upload: %w", err)
@@ -479,8 +484,9 @@ func (p *planner) readSource(report *hashing.Report) error {
 		return fmt.Errorf("audience upload: %w", ferr)
 	}
 	var inputErr *hashing.InputError
+	var timeout *QueryTimeoutError
 	switch {
-	case errors.As(err, &inputErr):
+	case errors.As(err, &inputErr), errors.As(err, &timeout):
 		// It names the source and why already.
 		return fmt.Errorf("audience upload: %w", err)
 	case err != nil:
