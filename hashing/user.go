@@ -1,12 +1,5 @@
 package hashing
 
-import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"errors"
-)
-
 // HashedUser is one valid row made ready for the service: its source line
 // and, per identifier type, its sorted and deduplicated hashes (the trimmed
 // values for partner_user_id).
@@ -86,7 +79,7 @@ func (u *HashedUser) appendJSON(dst []byte) []byte {
 // write Go escapes (\x01) that are not JSON, and one such value would make
 // the service refuse a whole batch. Readers reject invalid UTF-8, so only
 // quotes, backslashes and control characters need escaping.
-func appendJSONString(dst []byte, s string) []byte {
+func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	for i := 0; i < len(s); i++ {
@@ -101,102 +94,3 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	return append(dst, '"')
 }
-
-// AppendBinary appends u to b in a compact form UnmarshalBinary reads
-// back: its line, then each type's values, each prefixed by its length; a
-// SHA-256 in hex takes its 32 bytes. It is how a user is held between
-// being read and being planned (a spool file), not a format kept anywhere.
-func (u *HashedUser) AppendBinary(b []byte) ([]byte, error) {
-	b = binary.AppendUvarint(b, uint64(u.Line))
-	for i, vals := range u.values {
-		if len(vals) == 0 {
-			continue
-		}
-		b = append(b, byte(i))
-		b = binary.AppendUvarint(b, uint64(len(vals)))
-		for _, v := range vals {
-			if isHexSum(v) {
-				b = append(b, 1)
-				b, _ = hex.AppendDecode(b, []byte(v)) // isHexSum: never fails
-				continue
-			}
-			b = binary.AppendUvarint(b, uint64(len(v))<<1)
-			b = append(b, v...)
-		}
-	}
-	return b, nil
-}
-
-// isHexSum reports whether v is a SHA-256 in lowercase hex, as hashes are
-// written: one that decodes and encodes back to itself.
-func isHexSum(v string) bool {
-	if len(v) != 2*sha256.Size {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// UnmarshalBinary reads a user AppendBinary wrote. Its values are copied
-// out of data (into one string), so data may be reused.
-func (u *HashedUser) UnmarshalBinary(data []byte) error {
-	*u = HashedUser{}
-	line, n := binary.Uvarint(data)
-	if n <= 0 {
-		return errBadUser
-	}
-	u.Line = int(line)
-	// The values, decoded, back to back in text; ends[k] ends value k.
-	var text []byte
-	var ends []int
-	var counts [numTypes]int
-	last := -1
-	for pos := n; pos < len(data); {
-		// Types come in order, each once, as AppendBinary writes them.
-		i := int(data[pos])
-		count, n := binary.Uvarint(data[pos+1:])
-		if i >= numTypes || i <= last || n <= 0 || count == 0 || count > uint64(len(data)-pos) {
-			return errBadUser
-		}
-		counts[i], last = int(count), i
-		pos += 1 + n
-		for range count {
-			head, n := binary.Uvarint(data[pos:])
-			size := head >> 1
-			if head&1 == 1 {
-				size = sha256.Size
-			}
-			if n <= 0 || size > uint64(len(data)-pos-n) || (head&1 == 1 && head != 1) {
-				return errBadUser
-			}
-			pos += n
-			if head&1 == 1 {
-				text = hex.AppendEncode(text, data[pos:pos+sha256.Size])
-			} else {
-				text = append(text, data[pos:pos+int(size)]...)
-			}
-			pos += int(size)
-			ends = append(ends, len(text))
-		}
-	}
-	s, k, from := string(text), 0, 0
-	for i, count := range counts {
-		if count == 0 {
-			continue
-		}
-		vals := make([]string, count)
-		for j := range vals {
-			vals[j], from = s[from:ends[k]], ends[k]
-			k++
-		}
-		u.values[i] = vals
-	}
-	return nil
-}
-
-// errBadUser is data UnmarshalBinary cannot read.
-var errBadUser = errors.New("hashing: malformed binary user")

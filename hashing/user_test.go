@@ -56,6 +56,10 @@ func TestAUserReadBackFromItsBinaryFormIsTheSameUser(t *testing.T) {
 		require.NoError(t, back.UnmarshalBinary(buf))
 		require.Equal(t, string(u.AppendJSON(nil)), string(back.AppendJSON(nil)))
 		require.Equal(t, u.Line, back.Line)
+		direct, line, err := hashing.AppendBinaryJSON([]byte("prefix"), buf)
+		require.NoError(t, err)
+		require.Equal(t, "prefix"+string(u.AppendJSON(nil)), string(direct), "the user object, written from the binary form")
+		require.Equal(t, u.Line, line)
 		for _, typ := range hashing.Types() {
 			require.Equal(t, strings.Join(u.Values(typ), "\n"), strings.Join(back.Values(typ), "\n"), "%s", typ)
 			require.Len(t, back.Values(typ), len(u.Values(typ)), "%s", typ)

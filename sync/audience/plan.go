@@ -543,11 +543,9 @@ func (p *planner) runAdd(report *hashing.Report, sum *Summary) error {
 		op = OpDelete
 	}
 	b := p.newBatcher(op)
-	var buf []byte
-	err := p.users.replay(func(u hashing.HashedUser) error {
-		buf = u.AppendJSON(buf[:0])
-		if err := b.add(buf); err != nil {
-			return fmt.Errorf("%s: %w", report.Where(u.Line), err)
+	err := p.users.replayJSON(func(line int, obj []byte) error {
+		if err := b.add(obj); err != nil {
+			return fmt.Errorf("%s: %w", report.Where(line), err)
 		}
 		return nil
 	})

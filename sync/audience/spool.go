@@ -64,6 +64,33 @@ func (s *spool) add(u *hashing.HashedUser) error {
 
 // replay gives emit every user added, in order.
 func (s *spool) replay(emit func(hashing.HashedUser) error) error {
+	var u hashing.HashedUser
+	return s.each(func(rec []byte) error {
+		if err := u.UnmarshalBinary(rec); err != nil {
+			return fmt.Errorf("read the spooled users back: %w", err)
+		}
+		return emit(u)
+	})
+}
+
+// replayJSON gives emit the user object and line of every user added, in
+// order, written straight from the spool: what an add sends. obj is valid
+// until emit returns.
+func (s *spool) replayJSON(emit func(line int, obj []byte) error) error {
+	var obj []byte
+	return s.each(func(rec []byte) error {
+		var line int
+		var err error
+		if obj, line, err = hashing.AppendBinaryJSON(obj[:0], rec); err != nil {
+			return fmt.Errorf("read the spooled users back: %w", err)
+		}
+		return emit(line, obj)
+	})
+}
+
+// each gives fn every user added, in its binary form, in order; rec is
+// valid until fn returns.
+func (s *spool) each(fn func(rec []byte) error) error {
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("spool the users: %w", err)
 	}
@@ -71,7 +98,6 @@ func (s *spool) replay(emit func(hashing.HashedUser) error) error {
 		return fmt.Errorf("spool the users: %w", err)
 	}
 	r := bufio.NewReaderSize(s.f, 1<<20)
-	var u hashing.HashedUser
 	for range s.users {
 		size, err := binary.ReadUvarint(r)
 		if err == nil && size > maxUserBytes {
@@ -81,13 +107,10 @@ func (s *spool) replay(emit func(hashing.HashedUser) error) error {
 			s.buf = slices.Grow(s.buf[:0], int(size))[:size]
 			_, err = io.ReadFull(r, s.buf)
 		}
-		if err == nil {
-			err = u.UnmarshalBinary(s.buf)
-		}
 		if err != nil {
 			return fmt.Errorf("read the spooled users back: %w", err)
 		}
-		if err := emit(u); err != nil {
+		if err := fn(s.buf); err != nil {
 			return err
 		}
 	}

@@ -42,6 +42,12 @@ func TestTheSpoolGivesBackEveryUserInOrderInAboutTempBytesPerUserAndLeavesNoFile
 		}))
 		require.Equal(t, want, got, "every user, in order, each time")
 	}
+	var objs []string
+	require.NoError(t, s.replayJSON(func(_ int, obj []byte) error {
+		objs = append(objs, string(obj))
+		return nil
+	}))
+	require.Equal(t, want, objs, "the user objects, written from the spool")
 	require.NoError(t, s.Close())
 	_, err = os.Stat(s.f.Name())
 	require.ErrorIs(t, err, os.ErrNotExist, "no file left")
