@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/adsync/adsync/export/outfile"
 	"github.com/adsync/adsync/hashing"
@@ -180,7 +181,8 @@ func (a *app) openHashInput(ctx context.Context, src sourceFlags, ropts hashing.
 				return nil, "", nil, err
 			}
 		}
-		rows, close, err = audience.OpenSource(ctx, pool, audience.PlanOptions{Query: src.query, SourceURL: src.sourceURL, Reader: ropts})
+		rows, close, err = audience.OpenSource(ctx, pool, audience.PlanOptions{Query: src.query, SourceURL: src.sourceURL, Reader: ropts,
+			QueryTimeout: time.Duration(a.cfg.Audience.QueryTimeout)})
 		return rows, "query", close, err
 	case src.in == "-":
 		// Hide stdin's Close: the command does not own it.

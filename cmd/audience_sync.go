@@ -27,8 +27,10 @@ func (a *app) audienceSyncCommand() *cobra.Command {
 file, or a SQL query), create the audience the first time when it says create:, print the
 plan, record the run and queue its batches. A replace plans against the members adsync
 knows the audience holds: an unchanged source sends nothing; one that would delete more
-than its max_delete, or holds no valid user, is refused: nothing is sent and the run is
-recorded failed with the plan in its error (adsync status shows it).
+than its max_delete is refused: nothing is sent and the run is recorded failed with the plan
+in its error (adsync status shows it). So is a source, in either mode, with more invalid
+rows than 1% or without a valid user (an empty query result is taken for a broken query),
+and a query not read within audience.query_timeout.
 
 A run waits while an earlier upload to the audience is still being sent.
 

@@ -48,17 +48,23 @@ func (a *app) audienceUploadCommand() *cobra.Command {
 or of a --query's result, record the upload in Postgres and split it into
 batches of at most 2,500 users and 5,000,000 bytes, each sent by its own job until the
 service reports success_count == total_count. Invalid rows are listed by line (by row for
-Parquet and queries) and never uploaded. The same file (same checksum) uploaded again to the
+Parquet and queries) and never uploaded; more than --max-invalid of them refuse the input
+(exit 1), before it may be skipped. The same file (same checksum) uploaded again to the
 same audience with the same --op and --mode is skipped unless --force; an unfinished upload
 of it is resumed, without resending batches already done. A query's "same input" is the
 users it produced: the same users, in any order, are skipped, and with --mode replace a
-changed result sends only what changed. With --create, the same command run again continues
-with the audience adsync created for that input.
+changed result sends only what changed. An input without a valid user changes nothing in
+add mode (or with --op delete): it is reported and nothing is recorded (exit 0). With
+--create, the same command run again continues with the audience adsync created for that
+input.
 
 --query runs in a read-only transaction through a cursor, on --source-url or adsync's own
 database; its result columns are named like a CSV header (SELECT email, phone AS
 phone_number FROM ...). A query that writes, a column naming no identifier type, or a file
-without an identifier column is refused before anything is sent or recorded (exit 2).
+without an identifier column is refused before anything is sent or recorded (exit 2). A
+query's result must be read within audience.query_timeout (default 15m); past it Postgres
+cuts the query and nothing is recorded (exit 1). Its users are hashed into a temporary file
+first; the upload is recorded only then, so nothing of adsync's is held open meanwhile.
 
 --mode replace makes the audience hold exactly the file: users with an identifier the
 audience does not hold yet are sent as Update, and identifiers adsync recorded for the
@@ -169,6 +175,7 @@ func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
 	if err != nil {
 		return err
 	}
+	o.QueryTimeout = time.Duration(a.cfg.Audience.QueryTimeout)
 	// A file is checked before the database is opened; a query on
 	// adsync's database once it is. Either way before any audience is
 	// created or anything recorded.
@@ -252,6 +259,10 @@ func (a *app) writeOutcome(uf *uploadFlags, audienceID string, res *audience.Pla
 	case res.Outcome == audience.Previewed:
 		fmt.Fprintln(a.stdout, "dry run: nothing recorded or sent")
 		return false
+	case res.Outcome == audience.Empty:
+		fmt.Fprintf(a.stdout, "nothing to upload: %s has no valid user (%d rows read, %d invalid), so --op %s changes nothing; nothing recorded or sent\n",
+			uf.name(), res.Report.RowsRead, res.Report.RowsInvalid, uf.op)
+		return false
 	case res.Outcome == audience.Resumed:
 		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.name())
 	default:
@@ -329,6 +340,8 @@ func writePlan(w io.Writer, audienceID, mode, op string, res *audience.PlanResul
 	}
 	s := res.Summary
 	switch {
+	case res.Outcome == audience.Refused, res.Outcome == audience.Empty:
+		// No plan was made of the source read: what follows says why.
 	case mode == audience.ModeReplace:
 		width := len(fmt.Sprint(max(s.Adds, s.Deletes, s.Unchanged)))
 		fmt.Fprintf(w, "plan for audience %s (replace):\n", audienceID)

@@ -44,10 +44,16 @@ func TestAudienceUploadWaitsReportsAndSkipsTheSameFileAgain(t *testing.T) {
 	require.Equal(t, []string{"crm-1"}, b.srv.AudienceMembers(aud, "partner_user_id"), "crm-2's row was invalid")
 	b.requireNoSecrets(t, r.stdout+r.stderr)
 
-	r = b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait")
+	r = b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait", "--max-invalid", "2")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "skipped: ")
 	require.Contains(t, r.stdout, "--force")
+
+	// Skipped or not, the file is held to the bound: by default its 2
+	// invalid rows of 4 (as recorded) refuse it, as they would a new file.
+	r = b.run(t, "audience", "upload", "--account", acct, "--audience", aud, "--in", in, "--wait")
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stderr, "(as recorded of upload 1): 2 of 4 rows invalid, more than --max-invalid 1% (0)\n")
 }
 
 func TestAudienceUploadRerunWithWaitSendsWhatWasQueued(t *testing.T) {

@@ -246,5 +246,6 @@ func TestDoctorChecksTheTempFolderAPlanWritesIn(t *testing.T) {
 	c = checkTempFolder(missing)
 	require.Equal(t, checkFail, c.status)
 	require.Contains(t, c.found, missing+" cannot be written")
-	require.Equal(t, "set TMPDIR to a writable folder with room: an audience plan keeps 16 bytes a user there past its first 262144 users", c.todo)
+	require.Equal(t, "set TMPDIR to a writable folder with room: an audience plan keeps about 40 bytes a user there while it plans "+
+		"(a user of one identifier), and 16 bytes more a user past its first 262144 users", c.todo)
 }

@@ -79,7 +79,7 @@ func (u *HashedUser) appendJSON(dst []byte) []byte {
 // write Go escapes (\x01) that are not JSON, and one such value would make
 // the service refuse a whole batch. Readers reject invalid UTF-8, so only
 // quotes, backslashes and control characters need escaping.
-func appendJSONString(dst []byte, s string) []byte {
+func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	for i := 0; i < len(s); i++ {

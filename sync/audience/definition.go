@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/hashing/bound"
@@ -25,6 +26,9 @@ type Definition struct {
 	// Path is a file source (CSV or NDJSON); or Query, a SQL query run on
 	// SourceURL (empty: adsync's own database).
 	Path, Query, SourceURL string
+	// QueryTimeout bounds the reading of Query's result (zero:
+	// DefaultQueryTimeout).
+	QueryTimeout time.Duration
 	// Mode is ModeAdd or ModeReplace.
 	Mode string
 	// MaxDelete bounds a replace's deletes (unset: DefaultMaxDelete).
@@ -56,7 +60,7 @@ func (d Definition) planOptions(audienceID string, norm *hashing.Normalizer) Pla
 		norm, _ = hashing.NewNormalizer(hashing.DefaultOptions()) // no default country: never fails
 	}
 	return PlanOptions{
-		AccountID: d.AccountID, AudienceID: audienceID, Path: d.Path, Query: d.Query, SourceURL: d.SourceURL,
+		AccountID: d.AccountID, AudienceID: audienceID, Path: d.Path, Query: d.Query, SourceURL: d.SourceURL, QueryTimeout: d.QueryTimeout,
 		Operation: OperationUpdate, Mode: cmp.Or(d.Mode, ModeAdd), MaxDelete: d.MaxDelete, Normalizer: norm, Workers: 1,
 	}
 }

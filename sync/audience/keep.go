@@ -79,9 +79,10 @@ func (e *InFlightError) Error() string {
 // a source back to an earlier content is sent again, and its deletes are
 // bounded here by the definition's max_delete.
 //
-// A plan refused by a bound (max_delete, no valid user, too many invalid
-// rows) is a *RefusedError: nothing of it is sent, and, unless DryRun, the
-// run is recorded failed with the plan in its error. Other failures are
+// A plan refused by a bound (max_delete, too many invalid rows, no valid
+// user: in add mode too, where Plan finds an empty source a no-op) is a
+// *RefusedError: nothing of it is sent, and, unless DryRun, the run is
+// recorded failed with the plan in its error. Other failures are
 // recorded failed too (see Retried). A run waiting for an earlier upload
 // to the audience is an *InFlightError, recorded only when Retried says
 // the job gives up waiting.
@@ -143,6 +144,11 @@ func (o *SyncOptions) sync(ctx context.Context, pool *pgxpool.Pool, res *SyncRes
 		return o.Enqueue(ctx, tx, uploadID, seqs)
 	}
 	res.Plan, err = Plan(ctx, pool, po)
+	if err == nil && res.Plan.Outcome == Empty {
+		// Nothing to add is no success for a configured audience: its
+		// source is broken, and the failed run says so.
+		seen, err = res.Plan, ErrNoValidUser
+	}
 	if err == nil && o.DryRun && seen != nil {
 		err = o.checkDeletes(seen)
 	}
@@ -212,6 +218,11 @@ func (o *SyncOptions) refusal(plan *PlanResult, err error) error {
 	}
 	var del *DeleteBoundError
 	var invalid *hashing.TooManyInvalidError
+	if plan == nil && errors.As(err, &invalid) {
+		// Refused by the counts recorded of an earlier upload of the same
+		// file, which was not read again.
+		plan = &PlanResult{Outcome: Refused, Report: hashing.Report{RowsRead: invalid.Read, RowsInvalid: invalid.Invalid}}
+	}
 	if plan != nil && (errors.As(err, &del) || errors.Is(err, ErrNoValidUser) || errors.As(err, &invalid)) {
 		return &RefusedError{Definition: o.Definition, Plan: *plan, Err: err}
 	}

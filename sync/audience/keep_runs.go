@@ -26,6 +26,10 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 
 func (e *RefusedError) Error() string {
 	d, s, r := e.Definition, e.Plan.Summary, e.Plan.Report
+	plan := fmt.Sprintf("add %d users", s.Adds)
+	if d.Mode == ModeReplace {
+		plan = fmt.Sprintf("add %d users, delete %d of %d known identifiers, %d users unchanged", s.Adds, s.Deletes, s.Known, s.Unchanged)
+	}
 	var why, hint string
 	var del *DeleteBoundError
 	var invalid *hashing.TooManyInvalidError
@@ -33,19 +37,22 @@ func (e *RefusedError) Error() string {
 	case errors.As(e.Err, &del):
 		why = fmt.Sprintf("replace would delete %d of %d known identifiers, more than max_delete %s", del.Deletes, del.Known, del.Max.Describe(del.Known))
 		hint = fmt.Sprintf("; if the source is right, adsync audience sync %s --force sends it", d.Name)
-	case errors.Is(e.Err, ErrNoValidUser):
+	case errors.Is(e.Err, ErrNoValidUser) && d.Mode == ModeReplace:
 		why = "the source has no valid user: a replace would delete every member"
+	case errors.Is(e.Err, ErrNoValidUser):
+		why = "the source has no valid user: nothing to add; a source that yields no user is taken for a broken query or file"
 	case errors.As(e.Err, &invalid):
 		why = fmt.Sprintf("%d of %d rows invalid, more than %s", invalid.Invalid, invalid.Read, invalid.Max.Describe(int64(invalid.Read)))
+		// Refused as read, before it was compared with the audience.
+		plan = ""
 	default:
 		why = e.Err.Error()
 	}
-	plan := fmt.Sprintf("add %d users", s.Adds)
-	if d.Mode == ModeReplace {
-		plan = fmt.Sprintf("add %d users, delete %d of %d known identifiers, %d users unchanged", s.Adds, s.Deletes, s.Known, s.Unchanged)
+	detail := fmt.Sprintf("%d rows read, %d invalid", r.RowsRead, r.RowsInvalid)
+	if plan != "" {
+		detail = "plan: " + plan + "; " + detail
 	}
-	return fmt.Sprintf("audience %s: %s; nothing was sent (plan: %s; %d rows read, %d invalid)%s",
-		d.Name, why, plan, r.RowsRead, r.RowsInvalid, hint)
+	return fmt.Sprintf("audience %s: %s; nothing was sent (%s)%s", d.Name, why, detail, hint)
 }
 
 // counts are the run's counts of a refused plan: what it would have sent,

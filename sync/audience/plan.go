@@ -33,6 +33,10 @@ type PlanOptions struct {
 	// SourceURL (empty: adsync's own database).
 	Query     string
 	SourceURL string
+	// QueryTimeout bounds the reading of a query's result, from its
+	// first statement to its last row (zero: DefaultQueryTimeout); past
+	// it the query is cut (see QueryTimeoutError).
+	QueryTimeout time.Duration
 	// Operation is OperationUpdate or OperationDelete; Mode is ModeAdd or
 	// ModeReplace (replace needs OperationUpdate).
 	Operation, Mode        string
@@ -84,6 +88,16 @@ const (
 	Skipped Outcome = "skipped"
 	// Previewed: a dry run computed a new plan and recorded nothing.
 	Previewed Outcome = "previewed"
+	// Empty: the source has no valid user, so an add (or a delete) of it
+	// changes nothing: nothing was recorded or sent, and nothing is left
+	// for a later source to be skipped against. A configured audience
+	// (Sync) refuses it; a replace without a valid user is refused
+	// (ErrNoValidUser).
+	Empty Outcome = "empty"
+	// Refused is what Review sees of a source a bound refused as it was
+	// read, before it was compared with the audience (its Summary counts
+	// the users of an add only): Plan returns the bound's error.
+	Refused Outcome = "refused"
 )
 
 // PlanResult is what Plan did.
@@ -159,17 +173,26 @@ func (o *PlanOptions) validate() error {
 // same operation and mode is skipped unless o.Force; an unfinished (or
 // failed) upload of it is resumed: its batches not done are enqueued again.
 // The same input is the same checksum: a file's bytes, known before it is
-// read; a query's users (see hashing.UsersDigest), known once it was read,
-// so a query is planned first and its plan forgotten when an earlier upload
-// had the same users.
+// read, so a file already uploaded is not read again; a query's users (see
+// hashing.UsersDigest), known once it was read.
+//
+// The source is read first, into a spool of its hashed users, with nothing
+// of adsync's own open (no transaction, no lock, no record): a query may
+// take long, up to o.QueryTimeout. Its bounds apply to it then, before it
+// may be skipped: above o.MaxInvalid it is refused; without a valid user an
+// add or a delete is Empty (nothing recorded or sent). Only then is the plan
+// recorded, from the spool, in one short transaction under the audience's
+// lock. A file skipped or resumed unread is held to the same bounds by the
+// counts recorded of it.
 //
 // A new plan is shown to o.Review, then checked; a refused plan records
-// nothing, so none of it is ever sent. Any input is refused above
-// o.MaxInvalid; a replace is refused when the input has no valid user
-// (ErrNoValidUser) and, unless o.Force, when it would delete more than
-// o.MaxDelete (*DeleteBoundError). The bounds live here, where the deletes
-// are planned, so no caller can send a plan that skipped them. An input no
-// user can be read from is a *hashing.InputError, and records nothing.
+// nothing, so none of it is ever sent. A replace is refused when the input
+// has no valid user (ErrNoValidUser) and, unless o.Force, when it would
+// delete more than o.MaxDelete (*DeleteBoundError). The bounds live here,
+// where the deletes are planned, so no caller can send a plan that skipped
+// them. An input no user can be read from is a *hashing.InputError, a
+// query cut by its time limit a *QueryTimeoutError; neither records
+// anything.
 func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("audience upload: %w", err)
@@ -182,6 +205,66 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 	if err != nil {
 		return nil, fmt.Errorf("audience upload: %w", err)
 	}
+	if sum != "" && !o.Force {
+		if res, found, err := sameFile(ctx, pool, &o, sum); found || err != nil {
+			return res, err
+		}
+	}
+	p := &planner{ctx: ctx, o: o, src: src, sumUsers: sum == ""}
+	res := &PlanResult{Outcome: Planned}
+	res.Report.MaxInvalidListed = o.MaxInvalidListed
+	err = p.readSource(&res.Report)
+	defer func() { _ = p.users.Close() }()
+	if err != nil {
+		return nil, err
+	}
+	if sum == "" {
+		sum = p.digest.Sum()
+	}
+	if err := p.admit(res); err != nil {
+		return nil, err
+	}
+	if res.Outcome == Empty {
+		return res, nil
+	}
+	return p.recordPlan(pool, res, sum)
+}
+
+// admit applies to a source just read the bounds that hold before it may
+// be skipped: its invalid rows (a *hashing.TooManyInvalidError), and its
+// valid users: an add or a delete without any is Empty. Review sees a
+// source refused or Empty here.
+func (p *planner) admit(res *PlanResult) error {
+	users := p.users.users
+	if p.o.Mode != ModeReplace {
+		if p.o.Operation == OperationDelete {
+			res.Summary.Deletes = users
+		} else {
+			res.Summary.Adds = users
+		}
+	}
+	err := res.Report.CheckInvalid(p.o.MaxInvalid)
+	switch {
+	case err != nil:
+		res.Outcome = Refused
+		err = fmt.Errorf("audience upload: %s: %w", p.src.name(), err)
+	case users == 0 && p.o.Mode != ModeReplace:
+		res.Outcome = Empty
+	default:
+		return nil
+	}
+	if p.o.Review != nil {
+		p.o.Review(res)
+	}
+	return err
+}
+
+// recordPlan records the plan of the source read, as sum, in one
+// transaction under the audience's lock: unless an upload of the same
+// input is skipped or resumed, a new upload, its batches from the spool
+// (a replace's compared with the audience first), its run and its jobs.
+func (p *planner) recordPlan(pool *pgxpool.Pool, res *PlanResult, sum string) (*PlanResult, error) {
+	ctx, o := p.ctx, p.o
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return nil, err
@@ -190,42 +273,20 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 	if err := lockAudience(ctx, tx, o.AudienceID); err != nil {
 		return nil, err
 	}
-	if sum != "" && !o.Force {
-		if res, found, err := sameInput(ctx, tx, &o, sum, 0); found || err != nil {
-			return res, err
+	if !o.Force {
+		// A query's users, or a file planned meanwhile by another run.
+		if same, found, err := sameInput(ctx, tx, &o, sum, 0); found || err != nil {
+			return same, err
 		}
 	}
-	// A source known by its users only is planned in a savepoint, to be
-	// forgotten if an earlier upload had the same users.
-	ptx := tx
-	if sum == "" {
-		if ptx, err = tx.Begin(ctx); err != nil {
-			return nil, err
-		}
-	}
-	up := &Upload{AccountID: o.AccountID, AudienceID: o.AudienceID, FilePath: src.recorded(), Checksum: sum,
+	up := &Upload{AccountID: o.AccountID, AudienceID: o.AudienceID, FilePath: p.src.recorded(), Checksum: sum,
 		Operation: o.Operation, Mode: o.Mode, EffectiveAt: o.EffectiveAt, ExpiresAt: o.ExpiresAt, State: StatePlanned}
-	if err := recordNewUpload(ctx, ptx, up, cmp.Or(o.Trigger, "manual"), o.Query != ""); err != nil {
+	if err := recordNewUpload(ctx, tx, up, cmp.Or(o.Trigger, "manual"), o.Query != ""); err != nil {
 		return nil, err
 	}
-	p := &planner{ctx: ctx, tx: ptx, o: o, src: src, upload: up}
-	res := &PlanResult{Outcome: Planned, Upload: up}
-	res.Report.MaxInvalidListed = o.MaxInvalidListed
-	if err := p.read(res); err != nil {
+	p.tx, p.upload, res.Upload = tx, up, up
+	if err := p.write(res); err != nil {
 		return nil, err
-	}
-	if sum == "" {
-		up.Checksum = p.digest.Sum()
-		prev, err := p.earlierSameUsers()
-		if err != nil {
-			return nil, err
-		}
-		if prev != nil {
-			if err := ptx.Rollback(ctx); err != nil {
-				return nil, err
-			}
-			return planSameInput(ctx, tx, &o, prev)
-		}
 	}
 	if err := p.conclude(res); err != nil {
 		return nil, err
@@ -235,29 +296,18 @@ func Plan(ctx context.Context, pool *pgxpool.Pool, o PlanOptions) (*PlanResult, 
 		res.Outcome, res.Upload = Previewed, nil
 		return res, nil
 	}
-	if err := p.record(res, tx); err != nil {
+	if err := p.record(res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// earlierSameUsers returns the upload of the same users as the one just
-// read, for a source only its users identify; nil when there is none or
-// Force plans it anyway.
-func (p *planner) earlierSameUsers() (*Upload, error) {
-	if p.o.Force {
-		return nil, nil
-	}
-	return findSameInput(p.ctx, p.tx, &p.o, p.upload.Checksum, p.upload.ID)
-}
-
 // record records the new plan (its counts, done at once without a batch),
-// enqueues its batches and commits: the planner's transaction, and tx when
-// the planner's is a savepoint of it.
-func (p *planner) record(res *PlanResult, tx pgx.Tx) error {
+// enqueues its batches and commits.
+func (p *planner) record(res *PlanResult) error {
 	up := p.upload
 	res.Batches = len(p.seqs)
-	up.RowsRead, up.RowsInvalid, up.Users = int64(res.Report.RowsRead), int64(res.Report.RowsInvalid), p.users
+	up.RowsRead, up.RowsInvalid, up.Users = int64(res.Report.RowsRead), int64(res.Report.RowsInvalid), p.batched
 	if len(p.seqs) == 0 {
 		// Nothing to send: the upload is done as planned.
 		up.State = StateDone
@@ -270,12 +320,49 @@ func (p *planner) record(res *PlanResult, tx pgx.Tx) error {
 			return fmt.Errorf("audience upload: enqueue: %w", err)
 		}
 	}
-	if p.tx != tx {
-		if err := p.tx.Commit(p.ctx); err != nil {
-			return err
-		}
+	return p.tx.Commit(p.ctx)
+}
+
+// sameFile skips or resumes an earlier upload of an input known by its
+// checksum sum before it is read (a file's bytes), in a transaction of its
+// own under the audience's lock, without reading the input: the counts
+// recorded of the earlier upload are the input's, and are held to the same
+// bounds as a source just read (see admitRecorded). found is false when
+// there is no such upload: the input is to be read.
+func sameFile(ctx context.Context, pool *pgxpool.Pool, o *PlanOptions, sum string) (res *PlanResult, found bool, err error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return nil, false, err
 	}
-	return tx.Commit(p.ctx)
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := lockAudience(ctx, tx, o.AudienceID); err != nil {
+		return nil, false, err
+	}
+	prev, err := findSameInput(ctx, tx, o, sum, 0)
+	if err != nil || prev == nil {
+		return nil, false, err
+	}
+	if res, err := admitRecorded(o, prev); res != nil || err != nil {
+		return res, true, err
+	}
+	res, err = planSameInput(ctx, tx, o, prev)
+	return res, true, err
+}
+
+// admitRecorded holds prev, an upload of the same bytes as o's input, to
+// the bounds admit applies to a source read: more invalid rows than
+// o.MaxInvalid allows refuse it; an add or a delete of no valid user
+// (recorded done with no user by an adsync that recorded such uploads) is
+// Empty. Nil when prev may be skipped or resumed.
+func admitRecorded(o *PlanOptions, prev *Upload) (*PlanResult, error) {
+	report := hashing.Report{RowsRead: int(prev.RowsRead), RowsInvalid: int(prev.RowsInvalid)}
+	if err := report.CheckInvalid(o.MaxInvalid); err != nil {
+		return nil, fmt.Errorf("audience upload: %s (as recorded of upload %d): %w", prev.FilePath, prev.ID, err)
+	}
+	if prev.Mode != ModeReplace && prev.State == StateDone && prev.Users == 0 {
+		return &PlanResult{Outcome: Empty, Report: report}, nil
+	}
+	return nil, nil
 }
 
 // sameInput looks for an upload of the same input (checksum sum, an
@@ -333,17 +420,22 @@ func FileChecksum(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// planner writes one upload's batches.
+// planner reads one upload's source, then writes its batches.
 type planner struct {
 	ctx    context.Context
 	tx     pgx.Tx
 	o      PlanOptions
 	src    source
 	upload *Upload
-	seqs   []int
-	users  int64
-	// digest sums the users read, for a source without a checksum.
-	digest hashing.UsersDigest
+	// users are the source's users as read, to be planned.
+	users *spool
+	seqs  []int
+	// batched counts the users stored in batches.
+	batched int64
+	// digest sums the users read when sumUsers: for a source without a
+	// checksum.
+	digest   hashing.UsersDigest
+	sumUsers bool
 	// flush stores a batch; nil means insertBatch (benchmarks discard them).
 	flush func(op string, body []byte, users int) error
 }
@@ -357,7 +449,7 @@ func (p *planner) insertBatch(op string, body []byte, users int) error {
 		return fmt.Errorf("store batch %d: %w", seq, err)
 	}
 	p.seqs = append(p.seqs, seq)
-	p.users += int64(users)
+	p.batched += int64(users)
 	return nil
 }
 
@@ -369,26 +461,34 @@ func (p *planner) newBatcher(op string) *batcher {
 	return newBatcher(op, p.o.EffectiveAt, p.o.ExpiresAt, p.o.MaxUsers, p.o.MaxBytes, flush)
 }
 
-// hashSource streams the source's valid users to emit (and, for a source
-// without a checksum, into the planner's digest). Every source comes as
-// rows of identifier columns: this is the one way any of them is read.
-func (p *planner) hashSource(report *hashing.Report, emit func(hashing.HashedUser) error) error {
+// readSource reads the source's valid users into the planner's spool (and
+// its digest), counting its rows into report. Every source comes as rows
+// of identifier columns: this is the one way any of them is read. Nothing
+// of adsync's database is held meanwhile.
+func (p *planner) readSource(report *hashing.Report) error {
+	var err error
+	if p.users, err = newSpool(); err != nil {
+		return fmt.Errorf("audience upload: %w", err)
+	}
 	rows, finish, err := p.src.open(p.ctx)
 	if err != nil {
 		return fmt.Errorf("audience upload: %w", err)
 	}
-	if p.upload.Checksum == "" {
-		next := emit
-		emit = func(u hashing.HashedUser) error {
+	err = hashing.HashRecordsParallel(rows, p.o.Normalizer, p.o.Workers, func(u hashing.HashedUser) error {
+		if p.sumUsers {
 			p.digest.Add(&u)
-			return next(u)
 		}
-	}
-	err = hashing.HashRecordsParallel(rows, p.o.Normalizer, p.o.Workers, emit, report)
+		return p.users.add(&u)
+	}, report)
 	if ferr := finish(); err == nil && ferr != nil {
 		return fmt.Errorf("audience upload: %w", ferr)
 	}
-	if err != nil {
+	var timeout *QueryTimeoutError
+	switch {
+	case errors.As(err, &timeout):
+		// It names the query and its time limit already.
+		return fmt.Errorf("audience upload: %w", err)
+	case err != nil:
 		// A reader's errors say where in the source (a row, one file of
 		// several) and why, never which source: this names it.
 		return fmt.Errorf("audience upload: %s: %w", p.src.name(), err)
@@ -396,11 +496,11 @@ func (p *planner) hashSource(report *hashing.Report, emit func(hashing.HashedUse
 	return nil
 }
 
-// read reads the source: it hashes its users, storing the batches of an
-// add as it goes, staging a replace's.
-func (p *planner) read(res *PlanResult) error {
+// write writes the plan of the users read: the batches of an add (or a
+// delete), or a replace's users staged and compared with the audience.
+func (p *planner) write(res *PlanResult) error {
 	if p.o.Mode == ModeReplace {
-		return p.stageReplace(&res.Report, &res.Summary)
+		return p.stageReplace(&res.Summary)
 	}
 	return p.runAdd(&res.Report, &res.Summary)
 }
@@ -420,12 +520,10 @@ func (p *planner) conclude(res *PlanResult) error {
 	return nil
 }
 
-// check applies the bounds to a plan: the source's invalid rows, and for a
-// replace, a source with no valid user and the deletes.
+// check applies the bounds of a replace to a plan compared with the
+// audience: a source with no valid user (a replace of it is never
+// recorded, so never skipped) and the deletes. admit applied the others.
 func (p *planner) check(res *PlanResult) error {
-	if err := res.Report.CheckInvalid(p.o.MaxInvalid); err != nil {
-		return fmt.Errorf("audience upload: %s: %w", p.src.name(), err)
-	}
 	if p.o.Mode != ModeReplace {
 		return nil
 	}
@@ -439,18 +537,16 @@ func (p *planner) check(res *PlanResult) error {
 	return nil
 }
 
-// runAdd stores the batches of an add (or a delete) as the source is read.
+// runAdd stores the batches of an add (or a delete) of the users read.
 func (p *planner) runAdd(report *hashing.Report, sum *Summary) error {
 	op := OpUpdate
 	if p.o.Operation == OperationDelete {
 		op = OpDelete
 	}
 	b := p.newBatcher(op)
-	var buf []byte
-	err := p.hashSource(report, func(u hashing.HashedUser) error {
-		buf = u.AppendJSON(buf[:0])
-		if err := b.add(buf); err != nil {
-			return fmt.Errorf("%s: %w", report.Where(u.Line), err)
+	err := p.users.replayJSON(func(line int, obj []byte) error {
+		if err := b.add(obj); err != nil {
+			return fmt.Errorf("%s: %w", report.Where(line), err)
 		}
 		return nil
 	})
@@ -461,9 +557,9 @@ func (p *planner) runAdd(report *hashing.Report, sum *Summary) error {
 		return err
 	}
 	if op == OpDelete {
-		sum.Deletes = p.users
+		sum.Deletes = p.batched
 	} else {
-		sum.Adds = p.users
+		sum.Adds = p.batched
 	}
 	return nil
 }

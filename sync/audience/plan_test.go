@@ -48,14 +48,21 @@ func TestPlanRefusesAUserLargerThanARequestNamingItsLine(t *testing.T) {
 	require.ErrorContains(t, err, "line 2: user object larger than a whole request body")
 }
 
-func TestPlanOfAFileWithoutValidRowsIsDoneAtOnce(t *testing.T) {
+// An add of no valid user would change nothing: it is Empty, and nothing
+// of it is recorded (no upload a later source could be skipped against).
+func TestPlanOfAnAddWithoutValidRowsIsEmptyAndRecordsNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	o := b.options(b.writeFile("users.csv", "email\nnope\n"))
 	o.MaxInvalid = bound.None()
-	res := b.plan(o)
-	require.Equal(t, 0, res.Batches)
-	require.Equal(t, audience.StateDone, res.Upload.State)
-	require.Equal(t, 1, res.Report.RowsInvalid)
+	for _, op := range []string{audience.OperationUpdate, audience.OperationDelete} {
+		o.Operation = op
+		res := b.plan(o)
+		require.Equal(t, audience.Empty, res.Outcome, op)
+		require.Nil(t, res.Upload, op)
+		require.Equal(t, 1, res.Report.RowsInvalid, op)
+	}
+	require.Zero(t, b.uploads())
+	require.Zero(t, b.runCount())
 	require.Empty(t, b.spy.requests())
 }

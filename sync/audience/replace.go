@@ -40,8 +40,8 @@ const (
 		SELECT 1 FROM audience_plan_ids i WHERE i.type = m.type AND i.hash = m.hash)`
 )
 
-// stageReplace stages the file and fills sum.
-func (p *planner) stageReplace(report *hashing.Report, sum *Summary) error {
+// stageReplace stages the users read and fills sum.
+func (p *planner) stageReplace(sum *Summary) error {
 	ctx, tx := p.ctx, p.tx
 	for _, q := range []string{
 		`CREATE TEMP TABLE audience_plan_rows (row_no integer PRIMARY KEY, body bytea NOT NULL) ON COMMIT DROP`,
@@ -67,7 +67,7 @@ func (p *planner) stageReplace(report *hashing.Report, sum *Summary) error {
 		return nil
 	}
 	rowNo := int32(0)
-	err := p.hashSource(report, func(u hashing.HashedUser) error {
+	err := p.users.replay(func(u hashing.HashedUser) error {
 		rowNo++
 		rows = append(rows, []any{rowNo, u.AppendJSON(nil)})
 		for _, t := range hashing.Types() {

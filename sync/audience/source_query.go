@@ -1,11 +1,14 @@
 package audience
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -24,6 +27,32 @@ const queryFetchRows = 10000
 // queryCursor is the name of the cursor a query is read through.
 const queryCursor = "adsync_audience_users"
 
+// DefaultQueryTimeout bounds the reading of a query source's result when
+// nothing else is configured (audience.query_timeout): a warehouse query
+// of a few minutes fits many times over, and a scheduled run (one job,
+// bounded by worker.job_timeout, 30 minutes by default) still has the time
+// to plan what it read.
+const DefaultQueryTimeout = 15 * time.Minute
+
+// QueryTimeoutError is a query source whose result was not read within its
+// time limit: Postgres cut it (statement_timeout), its read-only
+// transaction was rolled back, and nothing of it was recorded or sent. Its
+// message names the setting that raises the limit; no retry can help, so
+// it is permanent.
+type QueryTimeoutError struct {
+	// Query is the start of the query's text, for people.
+	Query string
+	Limit time.Duration
+}
+
+func (e *QueryTimeoutError) Error() string {
+	return fmt.Sprintf("query %q ran longer than its time limit of %s and was cut; nothing was recorded or sent: "+
+		"raise audience.query_timeout (env ADSYNC_AUDIENCE_QUERY_TIMEOUT) or make the query faster", e.Query, e.Limit)
+}
+
+// Permanent reports that running the query again would time out again.
+func (e *QueryTimeoutError) Permanent() bool { return true }
+
 // querySource is a SQL query whose result columns are named like a CSV
 // header. It runs in a read-only transaction through a cursor, on the
 // database of its source URL, or adsync's own: it is first checked to only
@@ -37,10 +66,15 @@ type querySource struct {
 	// server names the database of url for messages and records: host
 	// and port (or socket) and database, never the user or password.
 	server string
+	// timeout bounds the reading of the result; deadline is when the
+	// reading last begun must end.
+	timeout  time.Duration
+	deadline time.Time
 }
 
 func newQuerySource(pool *pgxpool.Pool, o *PlanOptions) (*querySource, error) {
-	s := &querySource{sql: strings.TrimRight(strings.TrimSpace(o.Query), "; \t\r\n"), url: o.SourceURL, pool: pool, opts: o.Reader}
+	s := &querySource{sql: strings.TrimRight(strings.TrimSpace(o.Query), "; \t\r\n"), url: o.SourceURL, pool: pool, opts: o.Reader,
+		timeout: cmp.Or(o.QueryTimeout, DefaultQueryTimeout)}
 	if err := readOnlyQuery(s.sql); err != nil {
 		return nil, err
 	}
@@ -142,8 +176,11 @@ type queryConn struct {
 	release func()
 }
 
-// begin opens a read-only transaction on the query's database.
+// begin opens a read-only transaction on the query's database, its
+// statements bounded by the time left of s.timeout from now (see
+// limitStatement).
 func (s *querySource) begin(ctx context.Context) (*queryConn, error) {
+	s.deadline = time.Now().Add(s.timeout)
 	pool := s.pool
 	closePool := func() {}
 	if s.url != "" {
@@ -164,11 +201,42 @@ func (s *querySource) begin(ctx context.Context) (*queryConn, error) {
 		closePool()
 		return nil, fmt.Errorf("query: %w", err)
 	}
-	return &queryConn{tx: tx, release: func() {
+	qc := &queryConn{tx: tx, release: func() {
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		conn.Release()
 		closePool()
-	}}, nil
+	}}
+	if err := s.limitStatement(ctx, tx.Conn().PgConn()); err != nil {
+		qc.release()
+		return nil, err
+	}
+	return qc, nil
+}
+
+// limitStatement sets the transaction's statement_timeout to the time left
+// before s.deadline, so the query's statements together (its cursor's
+// FETCHes) end by then: Postgres itself cuts one that runs on, whatever
+// adsync does meanwhile. The setting is the transaction's (as SET LOCAL):
+// the connection goes back to its pool as it came.
+func (s *querySource) limitStatement(ctx context.Context, pg *pgconn.PgConn) error {
+	left := time.Until(s.deadline)
+	if left <= 0 {
+		return s.timedOut()
+	}
+	ms := strconv.FormatInt(int64((left+time.Millisecond-1)/time.Millisecond), 10)
+	if _, err := pg.ExecParams(ctx, `SELECT set_config('statement_timeout', $1, true)`, [][]byte{[]byte(ms)}, nil, nil, nil).Close(); err != nil {
+		return s.queryError(err)
+	}
+	return nil
+}
+
+// timedOut is the *QueryTimeoutError of s.
+func (s *querySource) timedOut() error {
+	q := strings.Join(strings.Fields(s.sql), " ")
+	if r := []rune(q); len(r) > 80 {
+		q = string(r[:79]) + "…"
+	}
+	return &QueryTimeoutError{Query: q, Limit: s.timeout}
 }
 
 // declare describes the query, declares its cursor and maps its columns
@@ -179,13 +247,13 @@ func (s *querySource) declare(ctx context.Context, tx pgx.Tx) ([]hashing.Type, e
 	// Parse and describe only: Postgres refuses several statements here.
 	sd, err := pg.Prepare(ctx, "", s.sql, nil)
 	if err != nil {
-		return nil, fmt.Errorf("query: %w", queryError(err))
+		return nil, fmt.Errorf("query: %w", s.queryError(err))
 	}
 	// A cursor takes a query only: it refuses a data-modifying WITH and
 	// SELECT INTO. The extended protocol runs one statement: the query
 	// cannot smuggle a second one after the cursor's.
 	if _, err := pg.ExecParams(ctx, "DECLARE "+queryCursor+" NO SCROLL CURSOR FOR "+s.sql, nil, nil, nil, nil).Close(); err != nil {
-		return nil, fmt.Errorf("query: %w", queryError(err))
+		return nil, fmt.Errorf("query: %w", s.queryError(err))
 	}
 	names := make([]string, len(sd.Fields))
 	oids := make([]uint32, len(sd.Fields))
@@ -253,17 +321,24 @@ func cmpOr(a, b string) string {
 
 // queryError says what Postgres refused of a query: the query itself (a
 // syntax error, an unknown table or column, a write) is an input error
-// that names Postgres's reason; anything else (a lost connection) is not.
-// It does not name the query: declare's errors are the source's own and
-// say "query: "; a reading error (Next's) is named by whoever reads the
-// rows, as a file's are, so that one layer names the source.
-func queryError(err error) error {
+// that names Postgres's reason; a statement cancelled once s.deadline has
+// passed is its time limit (a *QueryTimeoutError); anything else (a lost
+// connection) is neither. It does not name the query: declare's errors are
+// the source's own and say "query: "; a reading error (Next's) is named by
+// whoever reads the rows, as a file's are, so that one layer names the
+// source.
+func (s *querySource) queryError(err error) error {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
 		return err
 	}
 	reason := pgErr.Message + " (SQLSTATE " + pgErr.Code + ")"
 	switch {
+	case pgErr.Code == "57014" && !time.Now().Before(s.deadline):
+		// query_canceled: statement_timeout fires at the deadline at the
+		// earliest (limitStatement rounds up); a cancel before it is
+		// someone else's.
+		return s.timedOut()
 	case pgErr.Code == "25006" || (pgErr.Code == "0A000" && strings.Contains(pgErr.Message, "data-modifying")) ||
 		strings.Contains(pgErr.Message, "SELECT ... INTO"):
 		return hashing.InputErrorf("refused: it writes: %s: adsync runs only queries that read, in a read-only transaction; nothing was written", reason)
@@ -293,7 +368,7 @@ func (s *querySource) open(ctx context.Context) (hashing.RecordReader, func() er
 		qc.release()
 		return nil, nil, err
 	}
-	r := &queryReader{types: types, rec: hashing.Record{Values: map[hashing.Type][]string{}}}
+	r := &queryReader{src: s, types: types, rec: hashing.Record{Values: map[hashing.Type][]string{}}}
 	r.start(ctx, qc.tx.Conn().PgConn())
 	return r, func() error {
 		r.stopFetching()
@@ -307,6 +382,7 @@ func (s *querySource) open(ctx context.Context) (hashing.RecordReader, func() er
 // rows while the rows of the last are hashed: Postgres works on the query
 // meanwhile rather than between batches.
 type queryReader struct {
+	src     *querySource
 	types   []hashing.Type
 	batches chan queryBatch
 	stop    chan struct{}
@@ -342,7 +418,7 @@ func (r *queryReader) start(ctx context.Context, pg *pgconn.PgConn) {
 				return
 			default:
 			}
-			b := fetchBatch(ctx, pg, r.types)
+			b := r.src.fetchBatch(ctx, pg, r.types)
 			select {
 			case r.batches <- b:
 			case <-r.stop:
@@ -404,9 +480,13 @@ func (r *queryReader) Next() (hashing.Record, error) {
 	return r.rec, nil
 }
 
-// fetchBatch fetches the next rows of the cursor, copying their values:
-// the connection's buffer is reused for the next row.
-func fetchBatch(ctx context.Context, pg *pgconn.PgConn, types []hashing.Type) queryBatch {
+// fetchBatch fetches the next rows of the cursor, within the time left to
+// the query, copying their values: the connection's buffer is reused for
+// the next row.
+func (s *querySource) fetchBatch(ctx context.Context, pg *pgconn.PgConn, types []hashing.Type) queryBatch {
+	if err := s.limitStatement(ctx, pg); err != nil {
+		return queryBatch{err: err}
+	}
 	rr := pg.ExecParams(ctx, fmt.Sprintf("FETCH FORWARD %d FROM %s", queryFetchRows, queryCursor), nil, nil, nil, nil)
 	var b queryBatch
 	arena := make([]byte, 0, 256<<10)
@@ -436,7 +516,7 @@ func fetchBatch(ctx context.Context, pg *pgconn.PgConn, types []hashing.Type) qu
 		b.reasons = append(b.reasons, reason)
 	}
 	if _, err := rr.Close(); err != nil {
-		return queryBatch{err: queryError(err)}
+		return queryBatch{err: s.queryError(err)}
 	}
 	b.last = len(b.reasons) < queryFetchRows
 	return b

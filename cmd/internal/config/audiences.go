@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/jobs"
@@ -73,7 +74,7 @@ func (c Config) Definitions() map[string]audience.Definition {
 			limit, _ = bound.Parse(string(a.MaxDelete))
 		}
 		out[a.Name] = audience.Definition{Name: a.Name, AccountID: a.Account, AudienceID: a.Audience, Create: a.Create,
-			Path: a.Source.File, Query: a.Source.Query, SourceURL: a.Source.SourceURL,
+			Path: a.Source.File, Query: a.Source.Query, SourceURL: a.Source.SourceURL, QueryTimeout: time.Duration(c.Audience.QueryTimeout),
 			Mode: a.effectiveMode(), MaxDelete: limit, Schedule: a.Schedule}
 	}
 	return out
@@ -127,8 +128,12 @@ func maskedAudiences(in []Audience) []Audience {
 }
 
 // validateAudiences checks every audience with the rules its runs apply,
-// so a bad one stops a worker at start rather than at its first run.
+// so a bad one stops a worker at start rather than at its first run; and
+// the audience settings.
 func (c Config) validateAudiences() error {
+	if err := c.validateQueryTimeout(); err != nil {
+		return err
+	}
 	names := map[string]int{}
 	for i, a := range c.Audiences {
 		if err := c.validateAudience(i, a); err != nil {
@@ -138,6 +143,21 @@ func (c Config) validateAudiences() error {
 			return c.audienceError(i, a, "name", "already the name of audiences[%d]", j)
 		}
 		names[a.Name] = i
+	}
+	return nil
+}
+
+// validateQueryTimeout checks audience.query_timeout: positive, and, when
+// set, shorter than worker.job_timeout, which bounds a configured
+// audience's whole run (its query, then its plan). The default is not held
+// to a shorter worker.job_timeout: the job's end cuts the query then.
+func (c Config) validateQueryTimeout() error {
+	qt, jt := time.Duration(c.Audience.QueryTimeout), time.Duration(c.Worker.JobTimeout)
+	switch {
+	case qt <= 0:
+		return keyErrorf("audience.query_timeout", "%s: must be positive (it bounds the reading of a query source; default %s)", qt, audience.DefaultQueryTimeout)
+	case jt > 0 && qt >= jt && c.Origin("audience.query_timeout") != "default":
+		return keyErrorf("audience.query_timeout", "%s: must be shorter than worker.job_timeout (%s), which bounds a configured audience's whole run: raise worker.job_timeout too", qt, jt)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/sync/audience"
@@ -34,9 +35,9 @@ func TestAudiencesLoadAsDefinitionsWithTheirDefaults(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]audience.Definition{
 		"crm-nightly": {Name: "crm-nightly", AccountID: "18b47glfyb2", Create: "CRM customers", Path: "/var/lib/crm/customers.csv",
-			Mode: audience.ModeReplace, MaxDelete: bound.Count(500), Schedule: "CRON_TZ=Europe/Berlin 0 3 * * *"},
+			Mode: audience.ModeReplace, MaxDelete: bound.Count(500), Schedule: "CRON_TZ=Europe/Berlin 0 3 * * *", QueryTimeout: audience.DefaultQueryTimeout},
 		"vip": {Name: "vip", AccountID: "18b47glfyb2", AudienceID: "4xk2p", Query: "SELECT email FROM customers WHERE vip",
-			SourceURL: "postgres://reader:s3cret-pw@warehouse.internal/crm", Mode: audience.ModeAdd},
+			SourceURL: "postgres://reader:s3cret-pw@warehouse.internal/crm", Mode: audience.ModeAdd, QueryTimeout: audience.DefaultQueryTimeout},
 	}, cfg.Definitions())
 	require.Equal(t, map[string]string{"crm-nightly": "CRON_TZ=Europe/Berlin 0 3 * * *", "vip": ""}, cfg.AudienceSchedules())
 	require.Equal(t, []string{"crm-nightly", "vip"}, cfg.AudienceNames())
@@ -101,4 +102,36 @@ func TestABadAudienceIsRefusedNamingTheFileLineAudienceAndField(t *testing.T) {
 	file = writeFile(t, item("    audience: x\n"+src+"    mod: replace\n"))
 	_, err = Load(Source{File: file})
 	require.True(t, strings.HasPrefix(err.Error(), "config file "+file+": line 7: unknown key \"mod\""), err.Error())
+}
+
+func TestQueryTimeoutComesFromAudienceQueryTimeoutAndMustEndBeforeTheJob(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(Source{Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	require.Equal(t, 15*time.Minute, time.Duration(cfg.Audience.QueryTimeout), "the default")
+
+	file := writeFile(t, "audience:\n  query_timeout: 90s\n"+audiencesYAML)
+	cfg, err = Load(Source{File: file, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	require.Equal(t, 90*time.Second, cfg.Definitions()["vip"].QueryTimeout, "every configured audience's")
+	require.Equal(t, "file "+file+":2", cfg.Origin("audience.query_timeout"))
+	env := map[string]string{"ADSYNC_AUDIENCE_QUERY_TIMEOUT": "2m"}
+	cfg, err = Load(Source{File: file, Getenv: func(k string) string { return env[k] }})
+	require.NoError(t, err)
+	require.Equal(t, 2*time.Minute, cfg.Definitions()["vip"].QueryTimeout, "the environment over the file")
+
+	for _, tt := range []struct{ yaml, want string }{
+		{"audience:\n  query_timeout: 0s\n", "audience.query_timeout: 0s: must be positive (it bounds the reading of a query source; default 15m0s) (file "},
+		{"audience:\n  query_timeout: 45m\n", "audience.query_timeout: 45m0s: must be shorter than worker.job_timeout (30m0s)"},
+		{"audience:\n  query_timeout: 45m\nworker:\n  job_timeout: 1h\n", ""},
+		{"worker:\n  job_timeout: 1m\n", ""}, // the default is not held to it
+		{"audience:\n  query_timout: 5m\n", `unknown key "query_timout"`},
+	} {
+		_, err := Load(Source{File: writeFile(t, tt.yaml), Getenv: func(string) string { return "" }})
+		if tt.want == "" {
+			require.NoError(t, err, tt.yaml)
+			continue
+		}
+		require.ErrorContains(t, err, tt.want, tt.yaml)
+	}
 }

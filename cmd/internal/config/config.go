@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/export"
+	"github.com/adsync/adsync/sync/audience"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -46,6 +47,8 @@ type Config struct {
 	Insights  Insights  `yaml:"insights"`
 	Posts     Posts     `yaml:"posts"`
 	Stats     Stats     `yaml:"stats"`
+	// Audience tunes every audience upload and configured audience.
+	Audience AudienceSettings `yaml:"audience"`
 	// Audiences are kept from their sources, each on its schedule.
 	Audiences []Audience `yaml:"audiences"`
 
@@ -71,6 +74,14 @@ type API struct {
 	AccessSecret   string `yaml:"access_secret"`
 	// Timeout bounds every request.
 	Timeout Duration `yaml:"timeout"`
+}
+
+// AudienceSettings tune every audience upload (adsync audience upload and
+// hash) and every configured audience (audiences:).
+type AudienceSettings struct {
+	// QueryTimeout bounds the reading of a query source's result; past it
+	// Postgres cuts the query and nothing is recorded or sent.
+	QueryTimeout Duration `yaml:"query_timeout"`
 }
 
 // Schedules are cron specs (robfig/cron syntax, CRON_TZ= allowed) per
@@ -222,10 +233,11 @@ func Default() Config {
 			Stats:    "CRON_TZ=UTC 15 3 * * *",
 			Export:   "CRON_TZ=UTC 0 4 * * *",
 		},
-		Queues: Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
-		Sync:   Sync{Overlap: Duration(time.Hour)},
-		Export: Export{Out: "out"},
-		Worker: Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second)},
+		Queues:   Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
+		Audience: AudienceSettings{QueryTimeout: Duration(audience.DefaultQueryTimeout)},
+		Sync:     Sync{Overlap: Duration(time.Hour)},
+		Export:   Export{Out: "out"},
+		Worker:   Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second)},
 	}.withPipelineDefaults()
 }
 
@@ -281,6 +293,7 @@ var settings = []setting{
 	{"api.access_secret", "ADSYNC_ACCESS_SECRET", func(c *Config) *string { return &c.API.AccessSecret }, nil},
 	{"api.timeout", "ADSYNC_API_TIMEOUT", nil, func(c *Config) *Duration { return &c.API.Timeout }},
 	{"export.out", "ADSYNC_EXPORT_OUT", func(c *Config) *string { return &c.Export.Out }, nil},
+	{"audience.query_timeout", "ADSYNC_AUDIENCE_QUERY_TIMEOUT", nil, func(c *Config) *Duration { return &c.Audience.QueryTimeout }},
 }
 
 // EnvNames returns the environment variables adsync reads, for documentation.

@@ -59,6 +59,7 @@ func TestEveryDocumentedEnvironmentVariableIsRead(t *testing.T) {
 	}
 	env["ADSYNC_LOG_LEVEL"] = "debug"
 	env["ADSYNC_API_TIMEOUT"] = "45s"
+	env["ADSYNC_AUDIENCE_QUERY_TIMEOUT"] = "5m"
 	cfg, err := Load(Source{Getenv: func(k string) string { return env[k] }})
 	require.NoError(t, err)
 	require.Equal(t, "v-adsync_database_url", cfg.DatabaseURL)
@@ -74,6 +75,7 @@ func TestEveryDocumentedEnvironmentVariableIsRead(t *testing.T) {
 	require.Equal(t, "v-adsync_http_allowed_hosts", cfg.HTTPAllowedHosts)
 	require.Equal(t, 45*time.Second, time.Duration(cfg.API.Timeout))
 	require.Equal(t, "v-adsync_export_out", cfg.Export.Out)
+	require.Equal(t, 5*time.Minute, time.Duration(cfg.Audience.QueryTimeout))
 }
 
 func TestUnknownYAMLKeyIsAnErrorNamingKeyAndFile(t *testing.T) {
