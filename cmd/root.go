@@ -86,6 +86,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.insightsCommand(),
 		a.postsCommand(),
 		a.statsCommand(),
+		a.reportCommand(),
 	)
 	return root
 }

@@ -110,7 +110,7 @@ func (b *rowBuilder) value(row parquet.Row, col int, c Column, f pgconn.FieldDes
 			return b.fallback(row, col, c, f, raw, def)
 		}
 		v = parquet.ByteArrayValue(b.copyBytes(raw))
-	case Int64:
+	case Int64, Micros:
 		n, ok := binaryInt(f.DataTypeOID, raw)
 		if !ok {
 			return b.fallback(row, col, c, f, raw, def)

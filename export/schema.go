@@ -24,6 +24,10 @@ const (
 	JSON       // BYTE_ARRAY annotated JSON: the raw record
 	StringList // LIST<STRING>
 	Int64List  // LIST<INT64>
+	// Micros is an integer count of micro units (a bigint) written as
+	// DECIMAL(18, 6): money in currency units, exact, that readers sum as
+	// decimals.
+	Micros
 )
 
 // Column is one exported column.
@@ -88,6 +92,8 @@ func (c Column) node() parquet.Node {
 		n = parquet.String()
 	case Int64:
 		n = parquet.Int(64)
+	case Micros:
+		n = parquet.Decimal(6, 18, parquet.Int64Type)
 	case Float64:
 		n = parquet.Leaf(parquet.DoubleType)
 	case Bool:

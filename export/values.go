@@ -35,7 +35,7 @@ func convert(c Column, v any) (any, error) {
 			return x.String(), nil
 		}
 		return fmt.Sprint(v), nil
-	case Int64:
+	case Int64, Micros:
 		switch x := v.(type) {
 		case int64:
 			return x, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +27,15 @@ import (
 var duckType = map[export.Kind]string{
 	export.String: "VARCHAR", export.Int64: "BIGINT", export.Float64: "DOUBLE", export.Bool: "BOOLEAN",
 	export.Timestamp: "TIMESTAMP WITH TIME ZONE", export.Date: "DATE", export.JSON: "JSON",
-	export.StringList: "VARCHAR[]", export.Int64List: "BIGINT[]",
+	export.StringList: "VARCHAR[]", export.Int64List: "BIGINT[]", export.Micros: "DECIMAL(18,6)",
+}
+
+// unfilledReport says whether name is one of the report relations this test's analytics (CAMPAIGN,
+// unsegmented) leave empty: sync/report's tests fill every level and
+// segment.
+func unfilledReport(name string) bool {
+	filled := []string{"report_account_daily", "report_funding_instrument_daily", "report_campaign_daily"}
+	return strings.HasPrefix(name, "report_") && !slices.Contains(filled, name)
 }
 
 // TestEveryTableExportsWithDeclaredTypesAndPostgresCounts fills every table
@@ -104,7 +114,7 @@ func TestEveryTableExportsWithDeclaredTypesAndPostgresCounts(t *testing.T) {
 		require.NoError(t, b.pool.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM %s", byTable[tr.Name].From)).Scan(&n))
 		require.Equal(t, n, rows[tr.Name], "DuckDB reads as many %s rows as Postgres holds", tr.Name)
 		require.Equal(t, n, tr.Rows)
-		if tr.Name != "sync_runs" && tr.Name != "test_items" {
+		if tr.Name != "sync_runs" && tr.Name != "test_items" && !unfilledReport(tr.Name) {
 			require.Positive(t, n, "a pipeline filled %s", tr.Name)
 		}
 		if tr.Name == "audience_batches" {

@@ -21,6 +21,11 @@ var SegmentationTypes = []string{"AGE", "GENDER", "DEVICES", "PLATFORMS", "LOCAT
 var needsValue = map[string]string{"REGIONS": "country", "METROS": "country", "POSTAL_CODES": "country",
 	"PLATFORM_VERSIONS": "platform"}
 
+// SegmentationParameter is the request parameter a segmentation type needs
+// beside it ("country" or "platform"; "" for the types that need none): what
+// follows the colon of a stored TYPE:VALUE segment_type.
+func SegmentationParameter(typ string) string { return needsValue[typ] }
+
 // NormalizeSegmentation checks one segmentation setting against
 // SegmentationTypes: TYPE, or TYPE:VALUE for the types that need a country
 // or platform. Both the command's check and the worker's call it.

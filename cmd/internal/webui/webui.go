@@ -28,6 +28,7 @@ var templates = sync.OnceValue(func() *template.Template {
 		"int":      formatInt,
 		"time":     formatTime,
 		"duration": runDuration,
+		"counts":   countsSentence,
 	}).ParseFS(templateFS, "templates/*.html"))
 })
 

@@ -81,7 +81,7 @@ INSERT INTO account_users (account_id, user_id, lost_at) VALUES ('acc-lost', 'u1
 	}
 	require.Contains(t, body, `>schedule<`)
 	require.Contains(t, body, `>1.5s<`, "the duration")
-	require.Contains(t, body, `>fetched=3<`, "the counts")
+	require.Contains(t, body, `>3 fetched<`, "a sync's counts, as a sentence")
 	require.Contains(t, body, "access_token=[redacted]", "the failed run's error, redacted as status does")
 	require.Contains(t, body, "Bearer [redacted]", "the failed account's error")
 	require.Regexp(t, `<td>acc-9</td><td>campaigns failed</td>`, body)

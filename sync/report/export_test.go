@@ -1,0 +1,6 @@
+package report
+
+// ReadSQLForTest is Read's query and arguments for req over spans.
+func ReadSQLForTest(req Request, spans []Span) (string, []any) {
+	return readSQL(req), readArgs(spans)
+}
