@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"time"
 
@@ -66,11 +67,19 @@ runs and custom audiences. Start with list_accounts; performance takes account-l
 dates; describe_metrics says what each metric means. Answers are capped in rows and say
 so when they were cut.`
 
-// ServeStdio serves the tools over standard input and output (in, out)
-// until the client closes the stream or ctx ends.
-func ServeStdio(ctx context.Context, pool *pgxpool.Pool, o Options) error {
-	return New(pool, o).Run(ctx, &sdk.StdioTransport{})
+// ServeStdio serves the tools over standard input and output (in and out:
+// newline-delimited JSON-RPC) until the client closes in or ctx ends.
+// Nothing else may write to out.
+func ServeStdio(ctx context.Context, pool *pgxpool.Pool, o Options, in io.Reader, out io.Writer) error {
+	t := &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}}
+	return New(pool, o).Run(ctx, t)
 }
+
+// nopCloser is a writer whose Close leaves it open: the command's standard
+// output outlives the session.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // Handler serves the tools over streamable HTTP. The worker puts it behind
 // its access layer; it has none of its own.
