@@ -9,6 +9,7 @@ import "github.com/adsync/adsync/sync/ads"
 func init() {
 	for _, e := range ads.Entities() {
 		register(adsTable(e))
+		register(historyOf(adsTable(e), e.History()))
 	}
 }
 

@@ -1,7 +1,9 @@
 package export
 
+import "github.com/adsync/adsync/sync/posts"
+
 // The v2 posts pipeline's tables: posts, media, users, their daily metrics
-// and lookup status.
+// and lookup status, and the histories of posts, media and users.
 func init() {
 	register(Table{
 		Name: "v2_posts", From: "v2_posts", ChangedAt: "updated_at", OrderBy: "id", Key: []string{"id"},
@@ -97,4 +99,7 @@ func init() {
 			{Name: "fetched_at", Kind: Timestamp},
 		},
 	})
+	for _, h := range posts.Histories() {
+		register(historyOf(registry[h.Table], h.View()))
+	}
 }

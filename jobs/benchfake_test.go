@@ -69,8 +69,9 @@ func serveBenchFake(spec string) int {
 }
 
 // childFake serves f in a child process (this test binary again) until the
-// benchmark ends, and returns worker dependencies on pool and it.
-func childFake(b *testing.B, f benchFake, pool *pgxpool.Pool) *jobs.Deps {
+// benchmark ends, and returns worker dependencies on pool and it, and its
+// base URL (for its control paths, /_fixtures/...).
+func childFake(b *testing.B, f benchFake, pool *pgxpool.Pool) (*jobs.Deps, string) {
 	b.Helper()
 	f.AddrFile = filepath.Join(b.TempDir(), "addr")
 	spec, err := json.Marshal(f)
@@ -109,5 +110,6 @@ func childFake(b *testing.B, f benchFake, pool *pgxpool.Pool) *jobs.Deps {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &jobs.Deps{Pool: pool, API: client, Log: zaptest.NewLogger(b, zaptest.Level(zap.WarnLevel)), SyncOverlap: time.Hour}
+	return &jobs.Deps{Pool: pool, API: client, Log: zaptest.NewLogger(b, zaptest.Level(zap.WarnLevel)), SyncOverlap: time.Hour},
+		"http://" + string(addr)
 }

@@ -138,7 +138,9 @@ func (s cpuSpan) report(b *testing.B, wall time.Duration) {
 //     part of storing them, which no sync can do without;
 //   - shaped_paged: the same rows into tables of the same shape one COPY
 //     per listed page, from as many goroutines as the sync queue has
-//     workers: storing them as a sync that commits page by page does.
+//     workers: storing them as a sync that commits page by page does;
+//   - the history's cost (see benchHistory): sync_no_history,
+//     resync_1pct and resync_1pct_no_history.
 //
 // Each reports records/s, wall and CPU seconds. Each phase that writes
 // ends with settle (VACUUM), timed: the maintenance its writes cause counts
@@ -149,7 +151,7 @@ func BenchmarkSync(b *testing.B) {
 	var rows [][]any
 	url := jobstest.MigratedDatabase(b)
 	pool := jobstest.Pool(b, url)
-	deps := childFake(b, benchFake{Accounts: 100, Campaigns: 1000, Cards: 200, LineItems: 1, Posts: 3, Audiences: 1, Media: 5}, pool)
+	deps, fakeBase := childFake(b, benchFake{Accounts: 100, Campaigns: 1000, Cards: 200, LineItems: 1, Posts: 3, Audiences: 1, Media: 5}, pool)
 	c := jobstest.StartWorker(b, deps, jobs.Options{})
 	cpu := measure.NewCPU(b, pool)
 	report := func(b *testing.B, n int, wall time.Duration, used cpuSpan) {
@@ -217,6 +219,8 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			require.Zero(b, written)
 		}
 	})
+
+	benchHistory(b, pool, deps, c, cpu, fakeBase, full, records)
 
 	b.Run("fetch_copy", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {

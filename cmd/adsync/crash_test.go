@@ -15,6 +15,9 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/hashing"
+	"github.com/adsync/adsync/sync/ads"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,6 +43,9 @@ func (e *env) killWorkersWhile(t *testing.T, rng *rand.Rand, busy func() bool, f
 		w.kill()
 		require.Equal(t, -9, w.status, "killed by SIGKILL")
 		killed++
+	}
+	if finished() {
+		return killed // a worker stopped as it starts may not yet handle SIGTERM
 	}
 	w := e.worker(t)
 	deadline := time.Now().Add(3 * time.Minute)
@@ -194,5 +200,80 @@ func (e *env) dumpJobs(t *testing.T) {
 		var attempt, max int
 		_ = rows.Scan(&id, &kind, &state, &attempt, &max, &by, &md, &last)
 		t.Logf("job %d %s %s attempt %d/%d by %s meta %.200s last error %q", id, kind, state, attempt, max, by, md, last)
+	}
+}
+
+// contentStates reads each row's content state (doc_hash, deleted) of
+// table, per account and id.
+func contentStates(t *testing.T, pool *pgxpool.Pool, table string) map[string]string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT account_id || '/' || id, doc_hash || ' ' || deleted FROM `+table)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+		var kv [2]string
+		return kv, r.Scan(&kv[0], &kv[1])
+	})
+	require.NoError(t, err)
+	m := map[string]string{}
+	for _, kv := range out {
+		m[kv[0]] = kv[1]
+	}
+	return m
+}
+
+func TestSyncKilledAtRandomPointsKeepsEveryTableAndItsHistoryAgreeing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *fixtures.Options) {
+		o.Accounts, o.CampaignsPerAccount, o.CardsPerAccount, o.LineItemsPerCampaign = 3, 160, 60, 2
+	}, "sync: {page_size: 20}\nqueues: {sync: 3}\n")
+	tables := []string{"campaigns", "cards", "line_items"}
+	w := e.worker(t)
+	first := e.queueSync(t, "--full")
+	waitFor(t, 3*time.Minute, "the first sync", func() bool { return e.outcome(t, first) != "running" })
+	w.stop(t)
+	require.Equal(t, "succeeded", e.outcome(t, first))
+	before := map[string]map[string]string{}
+	for _, table := range tables {
+		before[table] = contentStates(t, e.pool, table)
+		_, err := e.srv.AdsMutate(fixtures.AdsMutation{Kind: table, Add: 10, Change: 60, Delete: 10})
+		require.NoError(t, err)
+	}
+
+	// The second sync writes the changes page by page, killed at random
+	// points between and during them.
+	e.srv.AddFault(fixtures.FaultRule{Path: "/ads/**", Method: "GET", Kind: fixtures.FaultLatency, LatencyMS: 40})
+	id := e.queueSync(t, "--full")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	running := func() bool { return e.outcome(t, id) == "running" }
+	killed := e.killWorkersWhile(t, rng, running, func() bool { return !running() })
+	require.Equal(t, kills, killed, "every kill landed while the sync was running")
+	require.Equal(t, "succeeded", e.outcome(t, id))
+	requireTablesMatch(t, e.pool, e.srv.AdsTruth(), tables...)
+
+	ctx := context.Background()
+	for _, table := range tables {
+		en, ok := ads.Lookup(table)
+		require.True(t, ok)
+		require.NoError(t, ads.CheckHistory(ctx, e.pool, en))
+		// One version per state: the first sync's, then the second's
+		// where it differs; the current one is the row.
+		want := map[string][]string{}
+		for key, s := range contentStates(t, e.pool, table) {
+			if b, ok := before[table][key]; ok && b != s {
+				want[key] = append(want[key], b)
+			}
+			want[key] = append(want[key], s)
+		}
+		rows, err := e.pool.Query(ctx, `SELECT account_id || '/' || id, doc_hash || ' ' || deleted FROM `+en.History()+`
+ORDER BY account_id, id, valid_from`)
+		require.NoError(t, err)
+		got := map[string][]string{}
+		for rows.Next() {
+			var key, s string
+			require.NoError(t, rows.Scan(&key, &s))
+			got[key] = append(got[key], s)
+		}
+		require.NoError(t, rows.Err())
+		require.Equal(t, want, got, "%s: its history after %d kills", table, killed)
 	}
 }

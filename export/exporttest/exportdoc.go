@@ -32,20 +32,24 @@ var (
 )
 
 // ParseExportDoc reads the query and the keys from ExportDoc.
-func ParseExportDoc() (DocQuery, error) {
+func ParseExportDoc() (DocQuery, error) { return ParseDoc(ExportDoc) }
+
+// ParseDoc reads the query and the keys from a page of the handbook (its
+// path from the repository's root), as ParseExportDoc does from ExportDoc.
+func ParseDoc(path string) (DocQuery, error) {
 	var q DocQuery
-	doc, err := handbook.Read(ExportDoc)
+	doc, err := handbook.Read(path)
 	if err != nil {
 		return q, err
 	}
 	m := queryBlock.FindStringSubmatch(doc)
 	if m == nil {
-		return q, fmt.Errorf("%s: no latest-version query block", ExportDoc)
+		return q, fmt.Errorf("%s: no latest-version query block", path)
 	}
 	q.Example, q.Template = m[1], strings.TrimSpace(m[2])
 	pm := partition.FindStringSubmatch(q.Template)
 	if pm == nil {
-		return q, fmt.Errorf("%s: the latest-version query has no PARTITION BY", ExportDoc)
+		return q, fmt.Errorf("%s: the latest-version query has no PARTITION BY", path)
 	}
 	q.ExampleKey = pm[1]
 	q.Keys, q.Refresh = map[string]string{}, map[string]string{}

@@ -56,11 +56,17 @@ func (e *Entity) updatedIndexSQL() string {
 // raw records as a sync would fill them (a row whose record did not change
 // is never rewritten, so it would otherwise keep them NULL), and the
 // updated_at indexes of entities that became incremental in it, in
-// registry order (empty when it changes none). CreateTableSQL stays the DDL of the table
-// as first created, so an applied migration's text never changes.
-func AlterSQL(version int) string {
+// registry order (empty when it changes none). From HistoryMigration on, a
+// table's columns change in its past versions' table too, and its history's
+// view and trigger are made again (see HistorySQL). CreateTableSQL stays the
+// DDL of the table as first created, so an applied migration's text never
+// changes.
+func AlterSQL(version int) string { return alterSQL(registry, version) }
+
+// alterSQL is AlterSQL over entities.
+func alterSQL(entities []*Entity, version int) string {
 	var b strings.Builder
-	for _, e := range registry {
+	for _, e := range entities {
 		if e.Migration == version {
 			continue // created by this migration: CreateTableSQL has it all
 		}
@@ -74,13 +80,29 @@ func AlterSQL(version int) string {
 				changes = append(changes, "DROP COLUMN "+c.Name)
 			}
 		}
+		// From HistoryMigration on, the past versions' table changes with
+		// the table, and the history's view and trigger, which name every
+		// column, are made again.
+		history := version > HistoryMigration && len(changes) > 0
+		if history {
+			fmt.Fprintf(&b, "DROP VIEW %s;\n", e.History())
+		}
 		if len(changes) > 0 {
 			fmt.Fprintf(&b, "ALTER TABLE %s\n    %s;\n", e.Name, strings.Join(changes, ",\n    "))
 		}
+		if history {
+			fmt.Fprintf(&b, "ALTER TABLE %s\n    %s;\n", e.history().Closed(), strings.Join(changes, ",\n    "))
+		}
 		if len(fills) > 0 {
 			// The rows' content changed: the export writes them again.
-			fills = append(fills, "last_synced_at = now()")
-			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.Name, strings.Join(fills, ",\n    "))
+			// Their doc_hash and deleted flag did not: no new version.
+			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.Name, strings.Join(append(fills, "last_synced_at = now()"), ",\n    "))
+		}
+		if history && len(fills) > 0 {
+			fmt.Fprintf(&b, "UPDATE %s SET\n    %s;\n", e.history().Closed(), strings.Join(append(fills, "written_at = now()"), ",\n    "))
+		}
+		if history {
+			b.WriteString(e.history().CodeSQL())
 		}
 		if e.Incremental && e.IncrementalFrom == version {
 			b.WriteString(e.updatedIndexSQL())
