@@ -36,7 +36,7 @@ func TestMCPServesTheToolsOnStandardInputAndOutput(t *testing.T) {
 	require.NoError(t, err, stderr.String())
 	tools, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
-	require.Len(t, tools.Tools, 6)
+	require.Len(t, tools.Tools, 7)
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "sync_status"})
 	require.NoError(t, err)
 	require.False(t, res.IsError)

@@ -57,6 +57,7 @@ func New(pool *pgxpool.Pool, o Options) *sdk.Server {
 	s.addSyncStatus(srv)
 	s.addAudiences(srv)
 	s.addDescribeMetrics(srv)
+	s.addEntityHistory(srv)
 	return srv
 }
 

@@ -39,7 +39,7 @@ func TestEveryToolIsListedReadOnlyWithInputAndOutputSchemas(t *testing.T) {
 		require.Greater(t, len(tool.Description), 80, tool.Name)
 	}
 	slices.Sort(names)
-	require.Equal(t, []string{"audiences", "describe_metrics", "find_entities", "list_accounts", "performance", "sync_status"}, names)
+	require.Equal(t, []string{"audiences", "describe_metrics", "entity_history", "find_entities", "list_accounts", "performance", "sync_status"}, names)
 }
 
 func TestListAccountsGivesNamesZonesCurrenciesAccessAndFreshness(t *testing.T) {
@@ -176,6 +176,9 @@ func TestBadArgumentsAreToolErrorsNamingWhatIsAllowed(t *testing.T) {
 		{"sync_status", map[string]any{"runs": 99}, "want 1 to 50"},
 		{"audiences", map[string]any{"uploads": 50}, "want 1 to 20"},
 		{"describe_metrics", map[string]any{"metric": "reach"}, "impressions"},
+		{"entity_history", map[string]any{"type": "ads", "id": "c1"}, "campaigns, cards"},
+		{"entity_history", map[string]any{"type": "campaigns"}, "id"},
+		{"entity_history", map[string]any{"type": "iab_categories", "id": "1", "account_id": "ny"}, "leave account_id out"},
 	} {
 		res := b.call(t, c.tool, c.args, nil)
 		require.True(t, res.IsError, "%s %v: %s", c.tool, c.args, text(res))
@@ -315,4 +318,33 @@ func TestToolsReadInAReadOnlyTransactionWithAStatementTimeout(t *testing.T) {
 	var n int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM accounts`).Scan(&n))
 	require.Equal(t, 2, n)
+}
+
+// entity_history lists an entity's versions oldest first, the current one
+// with no valid_to, and names what changed between them.
+func TestEntityHistoryListsVersionsAndWhatChanged(t *testing.T) {
+	t.Parallel()
+	b := setup(t, adsyncmcp.Options{})
+	ctx := context.Background()
+	_, err := b.pool.Exec(ctx, `UPDATE campaigns SET name = 'Spring sale 2', raw = '{"name": "Spring sale 2"}', doc_hash = 'h2',
+        api_updated_at = '2026-03-05 10:00Z', last_synced_at = '2026-03-05 11:00Z' WHERE id = 'c1'`)
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `UPDATE campaigns SET deleted = true, api_updated_at = '2026-03-07 10:00Z',
+        last_synced_at = '2026-03-07 11:00Z' WHERE id = 'c1'`)
+	require.NoError(t, err)
+	var a answer
+	res := b.call(t, "entity_history", map[string]any{"type": "campaigns", "id": "c1"}, &a)
+	require.False(t, res.IsError, text(res))
+	require.Len(t, a.Rows, 3, text(res))
+	require.Equal(t, "Spring sale", a.Rows[0]["name"])
+	require.NotContains(t, a.Rows[0], "changed", "the first version changed nothing")
+	require.NotContains(t, a.Rows[0], "raw", "the record is named by its changed fields, not copied")
+	require.NotNil(t, a.Rows[0]["valid_to"])
+	require.Equal(t, a.Rows[0]["valid_to"], a.Rows[1]["valid_from"], "versions are contiguous")
+	require.Equal(t, []any{"api_updated_at", "name"}, a.Rows[1]["changed"])
+	require.Equal(t, []any{"name"}, a.Rows[1]["raw_changed"])
+	require.Equal(t, []any{"api_updated_at", "deleted"}, a.Rows[2]["changed"])
+	require.Equal(t, true, a.Rows[2]["deleted"])
+	require.Nil(t, a.Rows[2]["valid_to"], "the current version")
+	require.Contains(t, text(res), "changed=")
 }
