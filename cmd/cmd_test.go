@@ -60,16 +60,17 @@ func TestCPUProfileIsWrittenWhenTheCommandEnds(t *testing.T) {
 func TestConfigShowMasksSecrets(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "adsync.yaml")
-	require.NoError(t, os.WriteFile(file, []byte("api:\n  consumer_key: ck-visible-nowhere\n  consumer_secret: cs-hidden\n  access_token: at-hidden\n  access_secret: as-hidden\nsecret_key: sk-hidden\nui_password: ui-pw-hidden\n"), 0o600))
+	require.NoError(t, os.WriteFile(file, []byte("api:\n  consumer_key: ck-visible-nowhere\n  consumer_secret: cs-hidden\n  access_token: at-hidden\n  access_secret: as-hidden\nsecret_key: sk-hidden\nui_password: ui-pw-hidden\nmcp_token: mcp-tok-hidden\n"), 0o600))
 	r := run(t, "config", "show", "--config", file, "--database-url", "postgres://app:hunter2@db.example:5432/adsync", "--log-level", "warn")
 	require.Equal(t, 0, r.code, r.stderr)
-	for _, secret := range []string{"ck-visible-nowhere", "cs-hidden", "at-hidden", "as-hidden", "sk-hidden", "ui-pw-hidden", "hunter2"} {
+	for _, secret := range []string{"ck-visible-nowhere", "cs-hidden", "at-hidden", "as-hidden", "sk-hidden", "ui-pw-hidden", "mcp-tok-hidden", "hunter2"} {
 		require.NotContains(t, r.stdout+r.stderr, secret)
 	}
 	require.Contains(t, r.stdout, "database_url: postgres://app:xxxxx@db.example:5432/adsync", "flag applied, password masked")
 	require.Contains(t, r.stdout, "log_level: warn")
 	require.Contains(t, r.stdout, `consumer_secret: "********"`)
 	require.Contains(t, r.stdout, `ui_password: "********"`)
+	require.Contains(t, r.stdout, `mcp_token: "********"`)
 }
 
 func TestUnreachableDatabaseGivesOneLineErrorNamingTheHost(t *testing.T) {

@@ -87,6 +87,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.postsCommand(),
 		a.statsCommand(),
 		a.reportCommand(),
+		a.mcpCommand(),
 	)
 	return root
 }

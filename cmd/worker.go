@@ -11,6 +11,7 @@ import (
 	"github.com/adsync/adsync/cmd/internal/logging"
 	"github.com/adsync/adsync/cmd/internal/webui"
 	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/sync/mcp"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -33,7 +34,12 @@ chart) and River's UI at /riverui/: open on a loopback address; on any other
 address refused unless ADSYNC_UI_PASSWORD (ui_password) is set, and then behind
 HTTP basic auth as user admin. On any address the pages refuse a Host that is not
 an IP address, localhost or a name in http_allowed_hosts (DNS rebinding), refuse
-a browser's write from another site, and may not be framed.`,
+a browser's write from another site, and may not be framed.
+
+/mcp serves the read-only MCP server (streamable HTTP; adsync mcp serves it on
+standard input and output) behind the same Host and cross-site rules: open on
+loopback; on any other address refused unless ADSYNC_MCP_TOKEN (mcp_token) is set,
+and then only to requests with Authorization: Bearer <token>.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" {
@@ -85,6 +91,7 @@ func (a *app) runWorker(ctx context.Context, httpAddr string, shutdownTimeout ti
 		return err
 	}
 	mux.Handle("/", access.Wrap(ui))
+	mux.Handle("/mcp", access.WrapMCP(mcp.Handler(deps.Pool, mcp.Options{Version: Version(), Now: a.clock})))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 
@@ -128,7 +135,8 @@ func (a *app) access(addr net.Addr) (webui.Access, error) {
 	if err != nil {
 		return webui.Access{}, err
 	}
-	return webui.Access{Loopback: webui.IsLoopback(addr), Password: a.cfg.UIPassword, AllowedHosts: hosts}, nil
+	return webui.Access{Loopback: webui.IsLoopback(addr), Password: a.cfg.UIPassword, MCPToken: a.cfg.MCPToken,
+		AllowedHosts: hosts}, nil
 }
 
 // uiAccessNote says, after the pages' URLs, who may open them: nothing on

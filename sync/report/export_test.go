@@ -2,5 +2,5 @@ package report
 
 // ReadSQLForTest is Read's query and arguments for req over spans.
 func ReadSQLForTest(req Request, spans []Span) (string, []any) {
-	return readSQL(req), readArgs(spans)
+	return readSQL(req), append(readArgs(spans), req.EntityIDs, req.Limit)
 }

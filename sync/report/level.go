@@ -192,3 +192,33 @@ func Relations() []Relation {
 	}
 	return out
 }
+
+// SegmentNames are the segments' names, in order.
+func SegmentNames() []string {
+	out := make([]string, len(Segments))
+	for i, s := range Segments {
+		out[i] = s.Name()
+	}
+	return out
+}
+
+// LookupSegment finds a segment by its name (regions) or type (REGIONS);
+// the error names the segments there are.
+func LookupSegment(name string) (*Segment, error) {
+	i := slices.IndexFunc(Segments, func(s Segment) bool { return s.Name() == strings.ToLower(name) })
+	if i < 0 {
+		return nil, fmt.Errorf("%w: segment %q: want one of %s", ErrInput, name, strings.Join(SegmentNames(), ", "))
+	}
+	return &Segments[i], nil
+}
+
+// SegmentColumns are the columns a read by seg adds after the level's: the
+// country or platform the type was pulled for, the segment's value and
+// name.
+func SegmentColumns(seg *Segment) []string {
+	var out []string
+	for _, c := range segmentColumns(seg) {
+		out = append(out, c.Name)
+	}
+	return out
+}

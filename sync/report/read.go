@@ -9,7 +9,6 @@ import (
 	_ "time/tzdata" // account time zones must resolve on machines without a zoneinfo database
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Groupings of a read.
@@ -41,7 +40,28 @@ type Request struct {
 	Now time.Time
 	// Totals adds a total row per currency.
 	Totals bool
+	// Segment, when set, reads the level's relation by that segment
+	// (report_<level>_by_<segment>_daily): a row per segment value too.
+	Segment *Segment
+	// EntityIDs limit the read to these ids of the level (account ids at
+	// the account level); empty: every entity.
+	EntityIDs []string
+	// OrderBy, a metric column, orders the rows by it, largest first
+	// (after the day when by day); "": largest spend first within an
+	// account.
+	OrderBy string
+	// Limit caps the rows (0: no cap); not with Totals.
+	Limit int
 }
+
+// Querier runs a query: a pool, a connection or a transaction (the MCP
+// server reads in a read-only one).
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// relation is the relation the request reads.
+func (req Request) relation() Relation { return Relation{Level: req.Level, Segment: req.Segment} }
 
 // Span is one account's days, inclusive.
 type Span struct {
@@ -71,7 +91,10 @@ func (r *Result) Value(row []*string, name string) *string {
 
 // Read sums the level's daily relation over each account's span, by entity
 // (and day), largest spend first within an account (and day).
-func Read(ctx context.Context, pool *pgxpool.Pool, req Request) (*Result, error) {
+func Read(ctx context.Context, pool Querier, req Request) (*Result, error) {
+	if req.OrderBy != "" && !slices.Contains(MetricColumns(), req.OrderBy) {
+		return nil, fmt.Errorf("%w: order by %q: want one of %s", ErrInput, req.OrderBy, strings.Join(MetricColumns(), ", "))
+	}
 	spans, err := spans(ctx, pool, req)
 	if err != nil {
 		return nil, err
@@ -80,9 +103,10 @@ func Read(ctx context.Context, pool *pgxpool.Pool, req Request) (*Result, error)
 	if len(spans) == 0 {
 		return res, nil
 	}
-	rows, err := pool.Query(ctx, readSQL(req), readArgs(spans)...)
+	args := append(readArgs(spans), req.EntityIDs, req.Limit)
+	rows, err := pool.Query(ctx, readSQL(req), args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", req.Level.Relation(), err)
+		return nil, fmt.Errorf("reading %s: %w", req.relation().Name(), err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -93,7 +117,7 @@ func Read(ctx context.Context, pool *pgxpool.Pool, req Request) (*Result, error)
 			dest = append(dest, &vals[i])
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", req.Level.Relation(), err)
+			return nil, fmt.Errorf("reading %s: %w", req.relation().Name(), err)
 		}
 		if total {
 			res.Totals = append(res.Totals, vals)
@@ -102,13 +126,13 @@ func Read(ctx context.Context, pool *pgxpool.Pool, req Request) (*Result, error)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", req.Level.Relation(), err)
+		return nil, fmt.Errorf("reading %s: %w", req.relation().Name(), err)
 	}
 	return res, nil
 }
 
 // groupColumns are what a read groups by: the day (by day), the account,
-// the currency and the level's columns.
+// the currency, the level's columns and the segment's.
 func groupColumns(req Request) []string {
 	var out []string
 	if req.By == ByDay {
@@ -118,7 +142,19 @@ func groupColumns(req Request) []string {
 	for _, c := range req.Level.Columns {
 		out = append(out, c.Name)
 	}
+	for _, c := range segmentColumns(req.Segment) {
+		out = append(out, c.Name)
+	}
 	return out
+}
+
+// entityColumn is the column EntityIDs filter: the level's id, the
+// account's at the account level.
+func (req Request) entityColumn() string {
+	if id := req.Level.IDColumn(); id != "" {
+		return id
+	}
+	return "account_id"
 }
 
 // readColumns are a read's columns: the group's, then the metrics.
@@ -128,15 +164,20 @@ func readColumns(req Request) []string {
 
 // readSQL sums the relation within the spans given as arrays ($1 account
 // ids, $2 and $3 first and last days); $4 and $5 bound every span, so the
-// planner reads ad_stats by its date index. Every value is text.
+// planner reads ad_stats by its date index; $6 are the entity ids (NULL:
+// all), $7 the row cap (0: none). Every value is text.
 func readSQL(req Request) string {
 	group := groupColumns(req)
 	sel := []string{"GROUPING(r.account_id) = 1"}
 	for _, g := range group {
 		sel = append(sel, "r."+g+"::text")
 	}
+	orderBy := ""
 	for _, m := range metricSQL(func(c string) string { return "sum(r." + reportName(c) + ")::bigint" }) {
 		sel = append(sel, "("+m.SQL+")::text")
+		if m.Name == req.OrderBy {
+			orderBy = "(" + m.SQL + ") DESC NULLS LAST"
+		}
 	}
 	keys := make([]string, len(group))
 	for i, g := range group {
@@ -150,18 +191,26 @@ func readSQL(req Request) string {
 	if req.By == ByDay {
 		order = append(order, "r.date")
 	}
+	if orderBy != "" {
+		order = append(order, orderBy)
+	}
 	order = append(order, "r.account_id", "sum(r.spend_micro) DESC NULLS LAST")
 	if id := req.Level.IDColumn(); id != "" {
 		order = append(order, "r."+id)
 	}
 	order = append(order, "r.currency")
+	for _, c := range segmentColumns(req.Segment) {
+		order = append(order, "r."+c.Name)
+	}
 	return fmt.Sprintf(`WITH span AS (SELECT * FROM unnest($1::text[], $2::date[], $3::date[]) AS s(account_id, since, until))
 SELECT %s
 FROM %s r
 JOIN span ON span.account_id = r.account_id AND r.date BETWEEN span.since AND span.until
 WHERE r.account_id = ANY($1::text[]) AND r.date >= $4::date AND r.date <= $5::date
+    AND ($6::text[] IS NULL OR r.%s = ANY($6::text[]))
 GROUP BY %s
-ORDER BY %s`, strings.Join(sel, ", "), req.Level.Relation(), groupBy, strings.Join(order, ", "))
+ORDER BY %s
+LIMIT NULLIF($7::int, 0)`, strings.Join(sel, ", "), req.relation().Name(), req.entityColumn(), groupBy, strings.Join(order, ", "))
 }
 
 // readArgs are readSQL's arguments for spans (at least one).
@@ -178,7 +227,7 @@ func readArgs(spans []Span) []any {
 
 // spans are the days to read per account: the request's, or each
 // account's last complete days in its own time zone.
-func spans(ctx context.Context, pool *pgxpool.Pool, req Request) ([]Span, error) {
+func spans(ctx context.Context, pool Querier, req Request) ([]Span, error) {
 	if !req.Since.IsZero() && !req.Until.IsZero() && req.Until.Before(req.Since) {
 		return nil, fmt.Errorf("%w: the span ends (%s) before it starts (%s)", ErrInput,
 			req.Until.Format(time.DateOnly), req.Since.Format(time.DateOnly))
@@ -215,7 +264,7 @@ type account struct {
 
 // accounts are the synced accounts named (all when none are), with their
 // time zones; an id not synced is an input error.
-func accounts(ctx context.Context, pool *pgxpool.Pool, ids []string) ([]account, error) {
+func accounts(ctx context.Context, pool Querier, ids []string) ([]account, error) {
 	rows, err := pool.Query(ctx, `SELECT id, coalesce(timezone, '') FROM accounts ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("reading the accounts: %w", err)

@@ -32,6 +32,10 @@ type Config struct {
 	// health endpoints, on an address other than loopback: HTTP basic auth
 	// as user admin. Without it they are refused there.
 	UIPassword string `yaml:"ui_password"`
+	// MCPToken opens the worker's MCP server (/mcp) on an address other
+	// than loopback: requests must carry Authorization: Bearer MCPToken.
+	// Without it /mcp is refused there.
+	MCPToken string `yaml:"mcp_token"`
 	// HTTPAllowedHosts are the names, comma-separated, by which browsers
 	// may reach the worker's pages besides localhost and IP addresses (a
 	// proxy's or DNS name): NAME for any port, NAME:PORT for that one. Any
@@ -283,6 +287,7 @@ var settings = []setting{
 	{"secret_key", "ADSYNC_SECRET_KEY", func(c *Config) *string { return &c.SecretKey }, nil},
 	{"http_addr", "ADSYNC_HTTP_ADDR", func(c *Config) *string { return &c.HTTPAddr }, nil},
 	{"ui_password", "ADSYNC_UI_PASSWORD", func(c *Config) *string { return &c.UIPassword }, nil},
+	{"mcp_token", "ADSYNC_MCP_TOKEN", func(c *Config) *string { return &c.MCPToken }, nil},
 	{"http_allowed_hosts", "ADSYNC_HTTP_ALLOWED_HOSTS", func(c *Config) *string { return &c.HTTPAllowedHosts }, nil},
 	{"api.url", "ADSYNC_API_URL", func(c *Config) *string { return &c.API.URL }, nil},
 	{"api.ads_url", "ADSYNC_ADS_URL", func(c *Config) *string { return &c.API.AdsURL }, nil},

@@ -40,6 +40,7 @@ func (c Config) Masked() Config {
 	c.DatabaseURL = MaskURL(c.DatabaseURL)
 	c.SecretKey = maskSecret(c.SecretKey)
 	c.UIPassword = maskSecret(c.UIPassword)
+	c.MCPToken = maskSecret(c.MCPToken)
 	c.API.ConsumerKey = maskSecret(c.API.ConsumerKey)
 	c.API.ConsumerSecret = maskSecret(c.API.ConsumerSecret)
 	c.API.AccessToken = maskSecret(c.API.AccessToken)

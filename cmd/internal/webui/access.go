@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
 // User is the basic-auth user name the pages ask for with a password.
@@ -24,6 +26,9 @@ type Access struct {
 	Loopback bool
 	// Password is ui_password (ADSYNC_UI_PASSWORD); never logged.
 	Password string
+	// MCPToken is mcp_token (ADSYNC_MCP_TOKEN): off loopback, /mcp takes
+	// requests bearing it and none without; never logged.
+	MCPToken string
 	// AllowedHosts are the names besides localhost and IP addresses that a
 	// request's Host may give (http_allowed_hosts): "NAME" for any port,
 	// "NAME:PORT" for that one.
@@ -45,8 +50,33 @@ func IsLoopback(addr net.Addr) bool {
 
 // Wrap returns next behind the access rules.
 func (a Access) Wrap(next http.Handler) http.Handler {
+	return a.guard(a.authenticate(next))
+}
+
+// WrapMCP returns next, the MCP server, behind the same Host, cross-site
+// and framing rules as the pages, a refusal of any request a page of
+// another origin sends (the protocol asks servers to check Origin on
+// every request), and the token rule: open on loopback; elsewhere refused
+// unless MCPToken is set, and then only with Authorization: Bearer
+// MCPToken.
+func (a Access) WrapMCP(next http.Handler) http.Handler {
+	authed := a.bearer(next)
+	return a.guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" {
+			if u, err := url.Parse(o); err != nil || u.Host != r.Host {
+				http.Error(w, fmt.Sprintf("forbidden: a request from the page of another origin (Origin %q, Host %q)", o, r.Host),
+					http.StatusForbidden)
+				return
+			}
+		}
+		authed.ServeHTTP(w, r)
+	}))
+}
+
+// guard returns next behind the Host and cross-site rules, every response
+// marked unframeable.
+func (a Access) guard(next http.Handler) http.Handler {
 	hosts := newHostRule(a.AllowedHosts)
-	authed := a.authenticate(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setPageHeaders(w.Header())
 		if why := hosts.refusal(r.Host); why != "" {
@@ -57,7 +87,7 @@ func (a Access) Wrap(next http.Handler) http.Handler {
 			http.Error(w, why, http.StatusForbidden)
 			return
 		}
-		authed.ServeHTTP(w, r)
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -96,6 +126,33 @@ func (a Access) authenticate(next http.Handler) http.Handler {
 		if !ok || userOK&passOK != 1 {
 			w.Header().Set("WWW-Authenticate", `Basic realm="adsync", charset="UTF-8"`)
 			http.Error(w, fmt.Sprintf("unauthorized: log in as user %s with ADSYNC_UI_PASSWORD", User), http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bearer returns next behind the token rule: open on loopback; elsewhere
+// refused without a token, else only with Authorization: Bearer MCPToken.
+func (a Access) bearer(next http.Handler) http.Handler {
+	if a.Loopback {
+		return next
+	}
+	if a.MCPToken == "" {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "forbidden: this worker listens beyond loopback; set ADSYNC_MCP_TOKEN (mcp_token) to open /mcp "+
+				"to clients sending Authorization: Bearer <token>", http.StatusForbidden)
+		})
+	}
+	want := sha256.Sum256([]byte(a.MCPToken))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		// Hashing first keeps the comparison's time independent of the
+		// token's length too.
+		got := sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 || !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="adsync"`)
+			http.Error(w, "unauthorized: send Authorization: Bearer with ADSYNC_MCP_TOKEN", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -1,0 +1,110 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/jobs/jobstest"
+	adsyncmcp "github.com/adsync/adsync/sync/mcp"
+	"github.com/adsync/adsync/sync/report"
+	"github.com/adsync/adsync/sync/stats"
+	"github.com/adsync/adsync/sync/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/require"
+)
+
+// pulledBundle is what the reports' tests pull: the fake's accounts (three
+// time zones), funding instruments, campaigns, line items and promoted
+// posts synced, and their analytics pulled by a running worker, unsegmented
+// and by AGE; and a client session with the server over that database.
+func pulledBundle(t *testing.T) (*testBundle, time.Time) {
+	t.Helper()
+	now, err := fixtures.SuiteNow()
+	require.NoError(t, err)
+	fake := jobstest.NewFake(t, func(o *fixtures.Options) {
+		o.Now = fixtures.RunningFrom(now)
+		o.TimestampWindow = max(o.TimestampWindow, time.Since(now).Abs()+time.Hour)
+		o.StatsJobs.Delay = time.Second
+	})
+	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	deps := fake.Deps(t, pool)
+	client := jobstest.StartWorker(t, deps, jobs.Options{FetchPollInterval: 20 * time.Millisecond})
+	ctx := context.Background()
+	args := jobs.SyncRunArgs{Entities: []string{"accounts", "funding_instruments", "campaigns", "line_items", "promoted_posts"}}
+	args.RunID, err = jobs.CreateSyncRun(ctx, deps, args)
+	require.NoError(t, err)
+	runJob(t, client, args)
+	require.Eventually(t, func() bool {
+		run, err := store.GetRun(ctx, pool, args.RunID)
+		require.NoError(t, err)
+		return run.Outcome != store.RunRunning
+	}, 2*time.Minute, 50*time.Millisecond)
+	first := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -5)
+	entities := []string{stats.EntityCampaign, stats.EntityLineItem, stats.EntityPromotedPost}
+	runJob(t, client, jobs.StatsArgs{Entities: entities, Start: first.Format(time.DateOnly)})
+	runJob(t, client, jobs.StatsArgs{Entities: entities[:1], Segmentation: "AGE", Start: first.Format(time.DateOnly)})
+	return &testBundle{pool: pool, session: connect(t, adsyncmcp.New(pool, adsyncmcp.Options{Now: func() time.Time { return now }}))}, first
+}
+
+// runJob inserts args and waits until River finished the job.
+func runJob(t *testing.T, client *river.Client[pgx.Tx], args river.JobArgs) {
+	t.Helper()
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed)
+	defer cancel()
+	res, err := client.Insert(context.Background(), args, nil)
+	require.NoError(t, err)
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Job.ID == res.Job.ID {
+				require.Equal(t, river.EventKindJobCompleted, ev.Kind, "%s job: %v", args.Kind(), ev.Job.Errors)
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%s job %d did not finish", args.Kind(), res.Job.ID)
+		}
+	}
+}
+
+// Over analytics pulled from the fake, performance's numbers at every
+// level, by entity and by day, and by AGE, are the report relations' sums.
+func TestPerformanceOfAStatsPullFromTheFakeEqualsTheRelations(t *testing.T) {
+	t.Parallel()
+	b, first := pulledBundle(t)
+	since, until := first.Format(time.DateOnly), first.AddDate(0, 0, 3).Format(time.DateOnly)
+	for _, l := range report.Levels {
+		id := l.IDColumn()
+		if id == "" {
+			id = "account_id"
+		}
+		var a answer
+		res := b.call(t, "performance", map[string]any{"level": l.Name, "since": since, "until": until}, &a)
+		require.False(t, res.IsError, text(res))
+		want := relationTotals(t, b, l.Relation(), id, since, until)
+		require.NotEmpty(t, want, l.Name)
+		require.Len(t, a.Rows, len(want), l.Name)
+		for _, r := range a.Rows {
+			for _, m := range []string{"impressions", "clicks", "spend", "engagements"} {
+				requireSameNumber(t, want[fmt.Sprint(r[id])][m], r[m], "%s %s %s", l.Name, r[id], m)
+			}
+		}
+	}
+	var a answer
+	res := b.call(t, "performance", map[string]any{"level": "line_item", "since": since, "until": until, "by": "day",
+		"metrics": []string{"spend"}, "order_by": "spend", "limit": 3}, &a)
+	require.False(t, res.IsError, text(res))
+	require.Len(t, a.Rows, 3)
+	res = b.call(t, "performance", map[string]any{"level": "campaign", "since": since, "until": until, "segment": "age"}, &a)
+	require.False(t, res.IsError, text(res))
+	require.NotEmpty(t, a.Rows, "the AGE pull has rows")
+	var rows int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(DISTINCT (account_id, campaign_id, segment_value))
+        FROM report_campaign_by_age_daily WHERE date BETWEEN $1 AND $2`, since, until).Scan(&rows))
+	require.Len(t, a.Rows, rows, "one row per campaign and age")
+}
