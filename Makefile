@@ -26,7 +26,7 @@ duckdb:
 
 ## test: gofmt check, go vet, every test with the race detector, then each fuzz target briefly
 test: test-deps fmt-check vet
-	$(GO) test -race -timeout 12m ./...
+	$(GO) test -race -timeout 20m ./...
 	@bash .ci/fuzz-short
 
 ## test-deps: install what the tests need beyond Go (a real OAuth client we did not write, ...)
