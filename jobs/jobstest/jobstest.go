@@ -130,3 +130,30 @@ func StartWorker(t testing.TB, deps *jobs.Deps, opts jobs.Options) *river.Client
 	})
 	return c
 }
+
+// RunJob inserts args and waits until River finished the job, failing the
+// test unless it completed.
+func RunJob(t testing.TB, client *river.Client[pgx.Tx], args river.JobArgs) {
+	t.Helper()
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed)
+	defer cancel()
+	res, err := client.Insert(context.Background(), args, nil)
+	if err != nil {
+		t.Fatalf("jobstest: inserting a %s job: %v", args.Kind(), err)
+	}
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Job.ID != res.Job.ID {
+				continue
+			}
+			if ev.Kind != river.EventKindJobCompleted {
+				t.Fatalf("jobstest: %s job ended %s: %v", args.Kind(), ev.Kind, ev.Job.Errors)
+			}
+			return
+		case <-deadline:
+			t.Fatalf("jobstest: %s job %d did not finish", args.Kind(), res.Job.ID)
+		}
+	}
+}

@@ -13,8 +13,6 @@ import (
 	"github.com/adsync/adsync/sync/report"
 	"github.com/adsync/adsync/sync/stats"
 	"github.com/adsync/adsync/sync/store"
-	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,7 +36,7 @@ func pulledBundle(t *testing.T) (*testBundle, time.Time) {
 	args := jobs.SyncRunArgs{Entities: []string{"accounts", "funding_instruments", "campaigns", "line_items", "promoted_posts"}}
 	args.RunID, err = jobs.CreateSyncRun(ctx, deps, args)
 	require.NoError(t, err)
-	runJob(t, client, args)
+	jobstest.RunJob(t, client, args)
 	require.Eventually(t, func() bool {
 		run, err := store.GetRun(ctx, pool, args.RunID)
 		require.NoError(t, err)
@@ -46,30 +44,9 @@ func pulledBundle(t *testing.T) (*testBundle, time.Time) {
 	}, 2*time.Minute, 50*time.Millisecond)
 	first := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -5)
 	entities := []string{stats.EntityCampaign, stats.EntityLineItem, stats.EntityPromotedPost}
-	runJob(t, client, jobs.StatsArgs{Entities: entities, Start: first.Format(time.DateOnly)})
-	runJob(t, client, jobs.StatsArgs{Entities: entities[:1], Segmentation: "AGE", Start: first.Format(time.DateOnly)})
+	jobstest.RunJob(t, client, jobs.StatsArgs{Entities: entities, Start: first.Format(time.DateOnly)})
+	jobstest.RunJob(t, client, jobs.StatsArgs{Entities: entities[:1], Segmentation: "AGE", Start: first.Format(time.DateOnly)})
 	return &testBundle{pool: pool, session: connect(t, adsyncmcp.New(pool, adsyncmcp.Options{Now: func() time.Time { return now }}))}, first
-}
-
-// runJob inserts args and waits until River finished the job.
-func runJob(t *testing.T, client *river.Client[pgx.Tx], args river.JobArgs) {
-	t.Helper()
-	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed)
-	defer cancel()
-	res, err := client.Insert(context.Background(), args, nil)
-	require.NoError(t, err)
-	deadline := time.After(2 * time.Minute)
-	for {
-		select {
-		case ev := <-events:
-			if ev.Job.ID == res.Job.ID {
-				require.Equal(t, river.EventKindJobCompleted, ev.Kind, "%s job: %v", args.Kind(), ev.Job.Errors)
-				return
-			}
-		case <-deadline:
-			t.Fatalf("%s job %d did not finish", args.Kind(), res.Job.ID)
-		}
-	}
 }
 
 // Over analytics pulled from the fake, performance's numbers at every

@@ -13,9 +13,7 @@ import (
 	"github.com/adsync/adsync/sync/report"
 	"github.com/adsync/adsync/sync/stats"
 	"github.com/adsync/adsync/sync/store"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 )
 
@@ -56,7 +54,7 @@ func pulled(t *testing.T) *pulledBundle {
 	args := jobs.SyncRunArgs{Entities: []string{"accounts", "funding_instruments", "campaigns", "line_items", "promoted_posts"}}
 	args.RunID, err = jobs.CreateSyncRun(ctx, deps, args)
 	require.NoError(t, err)
-	runJob(t, client, args)
+	jobstest.RunJob(t, client, args)
 	// The run's job fans out one job per account and entity; the last to
 	// end finishes the run.
 	require.Eventually(t, func() bool {
@@ -70,9 +68,9 @@ func pulled(t *testing.T) *pulledBundle {
 
 	b := &pulledBundle{fake: fake, pool: pool, first: dateOf(now).AddDate(0, 0, -5), last: map[string]time.Time{}}
 	entities := []string{stats.EntityCampaign, stats.EntityLineItem, stats.EntityPromotedPost}
-	runJob(t, client, jobs.StatsArgs{Entities: entities, Start: b.first.Format(time.DateOnly)})
+	jobstest.RunJob(t, client, jobs.StatsArgs{Entities: entities, Start: b.first.Format(time.DateOnly)})
 	for _, seg := range segmentations {
-		runJob(t, client, jobs.StatsArgs{Entities: entities[:2], Segmentation: seg, Start: b.first.Format(time.DateOnly)})
+		jobstest.RunJob(t, client, jobs.StatsArgs{Entities: entities[:2], Segmentation: seg, Start: b.first.Format(time.DateOnly)})
 	}
 	var failed int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM sync_runs WHERE pipeline = 'stats' AND outcome <> 'succeeded'`).Scan(&failed))
@@ -92,27 +90,6 @@ func pulled(t *testing.T) *pulledBundle {
 	require.NoError(t, rows.Err())
 	require.Len(t, zones, 3, "the accounts live in three time zones")
 	return b
-}
-
-// runJob inserts args and waits until River finished the job.
-func runJob(t *testing.T, client *river.Client[pgx.Tx], args river.JobArgs) {
-	t.Helper()
-	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled, river.EventKindJobFailed)
-	defer cancel()
-	res, err := client.Insert(context.Background(), args, nil)
-	require.NoError(t, err)
-	deadline := time.After(2 * time.Minute)
-	for {
-		select {
-		case ev := <-events:
-			if ev.Job.ID == res.Job.ID {
-				require.Equal(t, river.EventKindJobCompleted, ev.Kind, "%s job: %v", args.Kind(), ev.Job.Errors)
-				return
-			}
-		case <-deadline:
-			t.Fatalf("%s job %d did not finish", args.Kind(), res.Job.ID)
-		}
-	}
 }
 
 // dateOf is t's calendar date as a UTC midnight.
