@@ -10,6 +10,7 @@ import (
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/migrations"
 	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/stats"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -156,4 +157,70 @@ func RunJob(t testing.TB, client *river.Client[pgx.Tx], args river.JobArgs) {
 			t.Fatalf("jobstest: %s job %d did not finish", args.Kind(), res.Job.ID)
 		}
 	}
+}
+
+// Pulled is a database holding what a worker stored from a fake: see
+// SyncAndPullStats.
+type Pulled struct {
+	Fake *Fake
+	Pool *pgxpool.Pool
+	// Now is the fake's clock at the start (fixtures.SuiteNow); First is
+	// the first UTC day pulled, five days before it.
+	Now, First time.Time
+}
+
+// SyncAndPullStats syncs the fake's accounts, funding instruments,
+// campaigns, line items and promoted posts through a running worker, then
+// pulls the analytics of the campaigns, line items and promoted posts from
+// First on, unsegmented, and of the campaigns and line items by each of
+// segmentations. The fake's clock starts at fixtures.SuiteNow and runs on,
+// so its asynchronous jobs finish; the days before Now are complete before
+// the pull starts, so their truth stands still. The sync run must succeed.
+func SyncAndPullStats(t testing.TB, segmentations ...string) *Pulled {
+	t.Helper()
+	now, err := fixtures.SuiteNow()
+	if err != nil {
+		t.Fatalf("jobstest: %v", err)
+	}
+	fake := NewFake(t, func(o *fixtures.Options) {
+		o.Now = fixtures.RunningFrom(now)
+		o.TimestampWindow = max(o.TimestampWindow, time.Since(now).Abs()+time.Hour)
+		o.StatsJobs.Delay = time.Second
+	})
+	pool := Pool(t, MigratedDatabase(t))
+	deps := fake.Deps(t, pool)
+	client := StartWorker(t, deps, jobs.Options{FetchPollInterval: 20 * time.Millisecond})
+	ctx := context.Background()
+
+	args := jobs.SyncRunArgs{Entities: []string{"accounts", "funding_instruments", "campaigns", "line_items", "promoted_posts"}}
+	if args.RunID, err = jobs.CreateSyncRun(ctx, deps, args); err != nil {
+		t.Fatalf("jobstest: %v", err)
+	}
+	RunJob(t, client, args)
+	// The run's job fans out one job per account and entity; the last to
+	// end finishes the run.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		run, err := store.GetRun(ctx, pool, args.RunID)
+		if err != nil {
+			t.Fatalf("jobstest: %v", err)
+		}
+		if run.Outcome == store.RunSucceeded {
+			break
+		}
+		if run.Outcome != store.RunRunning || time.Now().After(deadline) {
+			t.Fatalf("jobstest: sync run %d: %s %s", args.RunID, run.Outcome, run.Error)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	p := &Pulled{Fake: fake, Pool: pool, Now: now,
+		First: time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -5)}
+	start := p.First.Format(time.DateOnly)
+	entities := []string{stats.EntityCampaign, stats.EntityLineItem, stats.EntityPromotedPost}
+	RunJob(t, client, jobs.StatsArgs{Entities: entities, Start: start})
+	for _, seg := range segmentations {
+		RunJob(t, client, jobs.StatsArgs{Entities: entities[:2], Segmentation: seg, Start: start})
+	}
+	return p
 }

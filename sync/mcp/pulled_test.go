@@ -6,13 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	adsyncmcp "github.com/adsync/adsync/sync/mcp"
 	"github.com/adsync/adsync/sync/report"
-	"github.com/adsync/adsync/sync/stats"
-	"github.com/adsync/adsync/sync/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,31 +18,8 @@ import (
 // and by AGE; and a client session with the server over that database.
 func pulledBundle(t *testing.T) (*testBundle, time.Time) {
 	t.Helper()
-	now, err := fixtures.SuiteNow()
-	require.NoError(t, err)
-	fake := jobstest.NewFake(t, func(o *fixtures.Options) {
-		o.Now = fixtures.RunningFrom(now)
-		o.TimestampWindow = max(o.TimestampWindow, time.Since(now).Abs()+time.Hour)
-		o.StatsJobs.Delay = time.Second
-	})
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	deps := fake.Deps(t, pool)
-	client := jobstest.StartWorker(t, deps, jobs.Options{FetchPollInterval: 20 * time.Millisecond})
-	ctx := context.Background()
-	args := jobs.SyncRunArgs{Entities: []string{"accounts", "funding_instruments", "campaigns", "line_items", "promoted_posts"}}
-	args.RunID, err = jobs.CreateSyncRun(ctx, deps, args)
-	require.NoError(t, err)
-	jobstest.RunJob(t, client, args)
-	require.Eventually(t, func() bool {
-		run, err := store.GetRun(ctx, pool, args.RunID)
-		require.NoError(t, err)
-		return run.Outcome != store.RunRunning
-	}, 2*time.Minute, 50*time.Millisecond)
-	first := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -5)
-	entities := []string{stats.EntityCampaign, stats.EntityLineItem, stats.EntityPromotedPost}
-	jobstest.RunJob(t, client, jobs.StatsArgs{Entities: entities, Start: first.Format(time.DateOnly)})
-	jobstest.RunJob(t, client, jobs.StatsArgs{Entities: entities[:1], Segmentation: "AGE", Start: first.Format(time.DateOnly)})
-	return &testBundle{pool: pool, session: connect(t, adsyncmcp.New(pool, adsyncmcp.Options{Now: func() time.Time { return now }}))}, first
+	p := jobstest.SyncAndPullStats(t, "AGE")
+	return &testBundle{pool: p.Pool, session: connect(t, adsyncmcp.New(p.Pool, adsyncmcp.Options{Now: func() time.Time { return p.Now }}))}, p.First
 }
 
 // Over analytics pulled from the fake, performance's numbers at every

@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/report"
 	"github.com/adsync/adsync/sync/stats"
-	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -39,39 +37,10 @@ var segmentations = []string{"REGIONS:US", "AGE"}
 // the pull starts, so their truth stands still.
 func pulled(t *testing.T) *pulledBundle {
 	t.Helper()
-	now, err := fixtures.SuiteNow()
-	require.NoError(t, err)
-	fake := jobstest.NewFake(t, func(o *fixtures.Options) {
-		o.Now = fixtures.RunningFrom(now)
-		o.TimestampWindow = max(o.TimestampWindow, time.Since(now).Abs()+time.Hour)
-		o.StatsJobs.Delay = time.Second
-	})
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	deps := fake.Deps(t, pool)
-	client := jobstest.StartWorker(t, deps, jobs.Options{FetchPollInterval: 20 * time.Millisecond})
+	p := jobstest.SyncAndPullStats(t, segmentations...)
+	pool, now := p.Pool, p.Now
 	ctx := context.Background()
-
-	args := jobs.SyncRunArgs{Entities: []string{"accounts", "funding_instruments", "campaigns", "line_items", "promoted_posts"}}
-	args.RunID, err = jobs.CreateSyncRun(ctx, deps, args)
-	require.NoError(t, err)
-	jobstest.RunJob(t, client, args)
-	// The run's job fans out one job per account and entity; the last to
-	// end finishes the run.
-	require.Eventually(t, func() bool {
-		run, err := store.GetRun(ctx, pool, args.RunID)
-		require.NoError(t, err)
-		return run.Outcome != store.RunRunning
-	}, 2*time.Minute, 50*time.Millisecond)
-	run, err := store.GetRun(ctx, pool, args.RunID)
-	require.NoError(t, err)
-	require.Equal(t, store.RunSucceeded, run.Outcome, run.Error)
-
-	b := &pulledBundle{fake: fake, pool: pool, first: dateOf(now).AddDate(0, 0, -5), last: map[string]time.Time{}}
-	entities := []string{stats.EntityCampaign, stats.EntityLineItem, stats.EntityPromotedPost}
-	jobstest.RunJob(t, client, jobs.StatsArgs{Entities: entities, Start: b.first.Format(time.DateOnly)})
-	for _, seg := range segmentations {
-		jobstest.RunJob(t, client, jobs.StatsArgs{Entities: entities[:2], Segmentation: seg, Start: b.first.Format(time.DateOnly)})
-	}
+	b := &pulledBundle{fake: p.Fake, pool: pool, first: p.First, last: map[string]time.Time{}}
 	var failed int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM sync_runs WHERE pipeline = 'stats' AND outcome <> 'succeeded'`).Scan(&failed))
 	require.Zero(t, failed, "every stats run succeeded")
