@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/stretchr/testify/require"
 )
@@ -17,16 +17,14 @@ import (
 // --, and exits with psql's status.
 func TestDBRunsPSQLOnTheConfiguredDatabase(t *testing.T) {
 	t.Parallel()
-	db := localpg.NewDatabase(t)
-	r := run(t, "migrate", "--database-url", db)
-	require.Equal(t, 0, r.code, r.stderr)
+	db := jobstest.MigratedDatabase(t)
 	pool, err := store.Connect(context.Background(), db, store.ConnectOptions{MaxConns: 1})
 	require.NoError(t, err)
 	defer pool.Close()
 	var runs int
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM sync_runs`).Scan(&runs))
 
-	r = run(t, "db", "--database-url", db, "--", "-c", "select count(*) from sync_runs")
+	r := run(t, "db", "--database-url", db, "--", "-c", "select count(*) from sync_runs")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `(?m)^\s+count\s*$`, r.stdout)
 	require.Regexp(t, `(?m)^\s+`+strconv.Itoa(runs)+`\s*$`, r.stdout, "the number psql printed")

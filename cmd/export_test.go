@@ -8,17 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/stretchr/testify/require"
 )
 
 func TestExportCommandWritesFilesAndAManifest(t *testing.T) {
 	t.Parallel()
-	db := localpg.NewDatabase(t)
-	r := run(t, "migrate", "--database-url", db)
-	require.Equal(t, 0, r.code, r.stderr)
+	db := jobstest.MigratedDatabase(t)
 	out := t.TempDir()
-	r = run(t, "export", "--database-url", db, "--out", out, "--tables", "sync_runs")
+	r := run(t, "export", "--database-url", db, "--out", out, "--tables", "sync_runs")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `sync_runs\s+1\s+1`, r.stdout, "the export's own run row")
 	manifests, _ := filepath.Glob(filepath.Join(out, "_manifests", "run-*.json"))
@@ -31,11 +29,9 @@ func TestExportCommandWritesFilesAndAManifest(t *testing.T) {
 
 func TestAnExportWhoseManifestCannotBeWrittenExitsNonZeroAndIsRecordedFailed(t *testing.T) {
 	t.Parallel()
-	db := localpg.NewDatabase(t)
-	r := run(t, "migrate", "--database-url", db)
-	require.Equal(t, 0, r.code, r.stderr)
+	db := jobstest.MigratedDatabase(t)
 	out := t.TempDir()
-	r = run(t, "export", "--database-url", db, "--out", out, "--tables", "sync_runs")
+	r := run(t, "export", "--database-url", db, "--out", out, "--tables", "sync_runs")
 	require.Equal(t, 0, r.code, r.stderr)
 	before, _ := filepath.Glob(filepath.Join(out, "sync_runs", "dt=*", "part-*.parquet"))
 	require.Len(t, before, 1)

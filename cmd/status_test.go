@@ -4,16 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/stretchr/testify/require"
 )
 
 func TestStatusListsCancelledAndDiscardedJobsWithRedactedErrors(t *testing.T) {
 	t.Parallel()
-	db := localpg.NewDatabase(t)
-	r := run(t, "migrate", "--database-url", db)
-	require.Equal(t, 0, r.code, r.stderr)
+	db := jobstest.MigratedDatabase(t)
 	ctx := context.Background()
 	pool, err := store.Connect(ctx, db, store.ConnectOptions{MaxConns: 2})
 	require.NoError(t, err)
@@ -24,7 +22,7 @@ func TestStatusListsCancelledAndDiscardedJobsWithRedactedErrors(t *testing.T) {
 		('sync_unit', 'sync', 'discarded', '{}', 3, 3, ARRAY['{"at":"2026-01-01T00:00:00Z","attempt":3,"error":"Authorization: Bearer bearer-leak","trace":""}'::jsonb], '{}', 1, now(), now(), now())`)
 	require.NoError(t, err)
 
-	r = run(t, "status", "--database-url", db)
+	r := run(t, "status", "--database-url", db)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `(?m)^\d+\s+sync_unit\s+sync\s+cancelled\s+1/25\s+\S+ \S+\s+GET /12/accounts/x/campaigns: HTTP 404: NOT_FOUND; access_token=\[redacted\]$`, r.stdout)
 	require.Regexp(t, `(?m)^\d+\s+export\s+export\s+cancelled\s+0/25\s+\S+ \S+\s+\(no error recorded\)$`, r.stdout)

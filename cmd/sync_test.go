@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs"
+	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
@@ -83,9 +83,7 @@ func TestSyncGoesAheadWhenTheAccountListCannotBeReadAndSaysOnceOfAnUnreachableAc
 func TestAFailedSyncRunSaysOnceOfEachUnreachableAccount(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := localpg.NewDatabase(t)
-	r := run(t, "migrate", "--database-url", db)
-	require.Equal(t, 0, r.code, r.stderr)
+	db := jobstest.MigratedDatabase(t)
 	pool, err := store.Connect(ctx, db, store.ConnectOptions{MaxConns: 2})
 	require.NoError(t, err)
 	defer pool.Close()

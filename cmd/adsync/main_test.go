@@ -17,7 +17,7 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
-	"github.com/adsync/adsync/migrations"
+	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -59,13 +59,10 @@ func newEnv(t testing.TB, tweak func(*fixtures.Options), extra string) *env {
 	t.Helper()
 	served := fixtures.Serve(t, tweak)
 	srv, opts := served.Server, served.Options()
-	e := &env{srv: srv, db: localpg.NewDatabase(t), dir: t.TempDir(), base: served.URL}
-	ctx := context.Background()
-	pool, err := store.Connect(ctx, e.db, store.ConnectOptions{MaxConns: 8})
+	e := &env{srv: srv, db: jobstest.MigratedDatabase(t), dir: t.TempDir(), base: served.URL}
+	pool, err := store.Connect(context.Background(), e.db, store.ConnectOptions{MaxConns: 8})
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	_, err = migrations.Migrate(ctx, pool, nil)
-	require.NoError(t, err)
 	e.pool = pool
 	apiURL, adsURL, sb := served.APIURL, served.AdsURL, served.SandboxAdsURL
 	conf := fmt.Sprintf(`database_url: %q

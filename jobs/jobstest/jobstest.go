@@ -2,6 +2,7 @@ package jobstest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -20,18 +21,50 @@ import (
 )
 
 // MigratedDatabase returns the URL of a fresh database with every migration
-// applied (a copy of a template migrated once per test process). The
-// package's TestMain must call localpg.Main.
+// applied (a copy of a template migrated once per test process), with an
+// identity of its own (adsync_database.database_id, which marks the outputs
+// an export owns), as a database migrated on its own has. The package's
+// TestMain must call localpg.Main.
 func MigratedDatabase(t testing.TB) string {
 	t.Helper()
-	return localpg.NewDatabaseFrom(t, "migrated", migrate)
+	url := localpg.NewDatabaseFrom(t, "migrated", migrate)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := newIdentity(ctx, url); err != nil {
+		t.Fatalf("jobstest: %v", err)
+	}
+	return url
 }
 
 // CreateMigratedDatabase is MigratedDatabase for code that has no
 // testing.TB (a package's examples): it returns the database's URL and the
 // function that drops it.
 func CreateMigratedDatabase() (url string, drop func() error, err error) {
-	return localpg.CreateDatabase("migrated", migrate)
+	url, drop, err = localpg.CreateDatabase("migrated", migrate)
+	if err != nil {
+		return "", nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := newIdentity(ctx, url); err != nil {
+		_ = drop()
+		return "", nil, err
+	}
+	return url, drop, nil
+}
+
+// newIdentity gives the copy at url an identity of its own, as a database
+// migrated on its own has.
+func newIdentity(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE adsync_database SET database_id = gen_random_uuid()`); err != nil {
+		return fmt.Errorf("a new identity for the copy: %w", err)
+	}
+	return nil
 }
 
 // migrate applies every migration to the database at url.
