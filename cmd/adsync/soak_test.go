@@ -39,6 +39,29 @@ func (e *env) writeUsers(t *testing.T, name string, n int) (string, map[string]b
 	return path, want
 }
 
+// requireNoFailedBatch fails naming each audience batch that ended failed,
+// with its last error and its jobs' errors: a batch that gave up is the
+// test's failure, not the members it then lacks.
+func (e *env) requireNoFailedBatch(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := e.pool.Query(ctx, `SELECT b.seq, b.attempts, b.retries, coalesce(b.last_error, ''),
+			coalesce((SELECT string_agg(j.state::text || ' ' || j.attempt || '/' || j.max_attempts || ': ' || coalesce(j.errors::text, ''), '; ')
+				FROM river_job j WHERE j.kind = 'audience_batch' AND (j.args->>'upload_id')::bigint = b.upload_id
+				AND (j.args->>'seq')::int = b.seq), '')
+		FROM audience_batches b WHERE b.state = 'failed' ORDER BY b.upload_id, b.seq`)
+	require.NoError(t, err)
+	var failed []string
+	for rows.Next() {
+		var seq, attempts, retries int
+		var lastErr, jobs string
+		require.NoError(t, rows.Scan(&seq, &attempts, &retries, &lastErr, &jobs))
+		failed = append(failed, fmt.Sprintf("batch %d (%d attempts, %d retries): %s; jobs: %s", seq, attempts, retries, lastErr, jobs))
+	}
+	require.NoError(t, rows.Err())
+	require.Empty(t, failed, "audience batches that ended failed")
+}
+
 func (e *env) requireAudienceHolds(t *testing.T, audience string, want map[string]bool) {
 	t.Helper()
 	got := e.srv.AudienceMembers(audience, "email")
@@ -108,10 +131,9 @@ func TestFaultSoakEndsEqualToGroundTruth(t *testing.T) {
 	w.stop(t)
 
 	e.requireEntitiesMatchTruth(t)
+	e.requireNoFailedBatch(t)
 	e.requireAudienceHolds(t, aud, want)
-	var failed, notFound int
-	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM audience_batches WHERE state = 'failed'`).Scan(&failed))
-	require.Zero(t, failed)
+	var notFound int
 	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM v2_post_status WHERE NOT found`).Scan(&notFound))
 	require.Zero(t, notFound, "every synced post was found")
 	fired := 0
@@ -145,6 +167,13 @@ func TestThreeWorkersDoEachUnitOnceWithinTheRateBudgets(t *testing.T) {
 	aud := createdAudience.FindStringSubmatch(out)[1]
 
 	workers := []*proc{e.worker(t), e.worker(t), e.worker(t)}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, w := range workers {
+				t.Logf("worker %d:\n%s", i+1, w.output())
+			}
+		}
+	})
 	waitFor(t, 2*time.Minute, "the sync and the upload", func() bool {
 		var open int
 		require.NoError(t, e.pool.QueryRow(context.Background(),
@@ -156,6 +185,7 @@ func TestThreeWorkersDoEachUnitOnceWithinTheRateBudgets(t *testing.T) {
 	}
 	require.Equal(t, "succeeded", e.outcome(t, id))
 	e.requireEntitiesMatchTruth(t)
+	e.requireNoFailedBatch(t)
 	e.requireAudienceHolds(t, aud, want)
 
 	ctx := context.Background()
