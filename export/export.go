@@ -108,20 +108,11 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if _, err := ParseOutput(opts.Out); err != nil {
 		return nil, err
 	}
-
-	conn, err := pool.Acquire(ctx)
+	unlock, err := lockExports(ctx, pool)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Release()
-	var locked bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey).Scan(&locked); err != nil {
-		return nil, err
-	}
-	if !locked {
-		return nil, ErrExportRunning
-	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey) }()
+	defer unlock()
 
 	out, err := openOutput(ctx, pool, opts.Out)
 	if err != nil {
@@ -132,69 +123,125 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 		return nil, err
 	}
 
-	res := &Result{Full: opts.Full, OutputID: out.id()}
+	r := &exportRun{pool: pool, out: out, opts: opts, res: &Result{Full: opts.Full, OutputID: out.id()}}
 	params := map[string]any{"out": out.where(), "output_id": out.id(), "tables": opts.Tables, "full": opts.Full}
-	if res.RunID, res.StartedAt, err = store.StartRun(ctx, pool, Pipeline, opts.Trigger, params); err != nil {
+	if r.res.RunID, r.res.StartedAt, err = store.StartRun(ctx, pool, Pipeline, opts.Trigger, params); err != nil {
 		return nil, fmt.Errorf("export: recording the run: %w", err)
 	}
-	var writers []*partWriter
-	var all []pendingFile
-	fail := func(err error) (*Result, error) {
-		cleanup := context.WithoutCancel(ctx)
-		for _, w := range writers {
-			w.abort()
-		}
-		out.discard(cleanup, res.RunID)
-		_, _ = store.EndRunAt(cleanup, pool, res.RunID, store.RunFailed, nil, truncate(store.Redact(err.Error()), 2000))
+	high, err := r.high(ctx)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	r.res.Partition = "dt=" + high.UTC().Format("2006-01-02")
+	all, err := r.writeTables(ctx, tables, high)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	return r.complete(ctx, all)
+}
+
+// lockExports takes the database's export lock on a connection of its own,
+// or returns ErrExportRunning when another export holds it. unlock
+// releases the lock and the connection.
+func lockExports(ctx context.Context, pool *pgxpool.Pool) (unlock func(), err error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if exists, err := out.hasManifest(ctx, res.RunID); err != nil || exists {
-		if err == nil {
-			err = fmt.Errorf("export: the manifest of run %d already exists in %s and adsync did not write it in this run; it is left as it is", res.RunID, out.where())
-		}
-		return fail(err)
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey).Scan(&locked); err != nil {
+		conn.Release()
+		return nil, err
 	}
-	high, err := safeHigh(ctx, pool)
-	if err != nil {
-		return fail(err)
+	if !locked {
+		conn.Release()
+		return nil, ErrExportRunning
 	}
-	res.Partition = "dt=" + high.UTC().Format("2006-01-02")
+	return func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey)
+		conn.Release()
+	}, nil
+}
 
-	for _, t := range tables {
-		pw := newPartWriter(ctx, out, t, res.RunID, res.Partition, opts)
-		writers = append(writers, pw)
-		tr, err := exportTable(ctx, pool, out.id(), t, pw, high, opts)
-		if err != nil {
-			return fail(fmt.Errorf("export %s: %w", t.Name, err))
+// exportRun is one Run once it holds the lock, its output and its run
+// record: what it has written so far, to abort if it fails.
+type exportRun struct {
+	pool    *pgxpool.Pool
+	out     output
+	opts    Options
+	res     *Result
+	writers []*partWriter
+}
+
+// fail undoes the run (its writers' parts, what it placed in the output)
+// and records it failed with err, which it returns.
+func (r *exportRun) fail(ctx context.Context, err error) (*Result, error) {
+	cleanup := context.WithoutCancel(ctx)
+	for _, w := range r.writers {
+		w.abort()
+	}
+	r.out.discard(cleanup, r.res.RunID)
+	_, _ = store.EndRunAt(cleanup, r.pool, r.res.RunID, store.RunFailed, nil, truncate(store.Redact(err.Error()), 2000))
+	return nil, err
+}
+
+// high refuses a run whose manifest already exists in the output (adsync
+// did not write it in this run) and returns the change time the run
+// exports up to (see safeHigh).
+func (r *exportRun) high(ctx context.Context) (time.Time, error) {
+	if exists, err := r.out.hasManifest(ctx, r.res.RunID); err != nil || exists {
+		if err == nil {
+			err = fmt.Errorf("export: the manifest of run %d already exists in %s and adsync did not write it in this run; it is left as it is", r.res.RunID, r.out.where())
 		}
-		res.Tables = append(res.Tables, tr)
+		return time.Time{}, err
+	}
+	return safeHigh(ctx, r.pool)
+}
+
+// writeTables writes each table's rows changed before high into parts not
+// yet visible, and returns every file written.
+func (r *exportRun) writeTables(ctx context.Context, tables []Table, high time.Time) ([]pendingFile, error) {
+	var all []pendingFile
+	for _, t := range tables {
+		pw := newPartWriter(ctx, r.out, t, r.res.RunID, r.res.Partition, r.opts)
+		r.writers = append(r.writers, pw)
+		tr, err := exportTable(ctx, r.pool, r.out.id(), t, pw, high, r.opts)
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %w", t.Name, err)
+		}
+		r.res.Tables = append(r.res.Tables, tr)
 		all = append(all, pw.written...)
 	}
+	return all, nil
+}
 
-	// Commit: the journal and the files (publish), then the manifest and
-	// the run's record together (see commit).
-	if opts.halt != nil && opts.halt("written") {
+// complete publishes the files written (the journal, then the files), then
+// writes the manifest and records the run together (see commit). A test's
+// halt may stop it between the steps, as a crash would.
+func (r *exportRun) complete(ctx context.Context, all []pendingFile) (*Result, error) {
+	halt := r.opts.halt
+	if halt != nil && halt("written") {
 		return nil, errHalted
 	}
-	if err := out.publish(ctx, res.RunID, all); err != nil {
-		return fail(err)
+	if err := r.out.publish(ctx, r.res.RunID, all); err != nil {
+		return r.fail(ctx, err)
 	}
-	if opts.halt != nil && opts.halt("placed") {
+	if halt != nil && halt("placed") {
 		return nil, errHalted
 	}
-	if err := commit(ctx, pool, out, res, opts.halt); err != nil {
+	if err := commit(ctx, r.pool, r.out, r.res, halt); err != nil {
 		if errors.Is(err, errHalted) {
 			return nil, err
 		}
-		return fail(err)
+		return r.fail(ctx, err)
 	}
 	// From here the run is committed, manifest included: what it kept for
 	// recovery goes (or the next run drops it).
-	if opts.halt != nil && opts.halt("committed") {
+	if halt != nil && halt("committed") {
 		return nil, errHalted
 	}
-	out.finish(ctx, res.RunID)
-	return res, nil
+	r.out.finish(ctx, r.res.RunID)
+	return r.res, nil
 }
 
 // commit writes the run's manifest and records the run in one step: in the
