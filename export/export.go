@@ -396,94 +396,128 @@ func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64
 	if err := b.check(rows.FieldDescriptions()); err != nil {
 		return 0, err
 	}
-	batches := make(chan *rowBatch, batchesInFlight)
-	free := make(chan *rowBatch, batchesInFlight+1)
-	done := make(chan struct{})
-	var werr error
-	go func() {
-		defer close(done)
-		for bt := range batches {
-			if werr == nil {
-				werr = pw.writeRows(bt.rows)
-			}
-			free <- bt
-		}
-	}()
-	send := func(bt *rowBatch) bool {
-		select {
-		case batches <- bt:
-			return true
-		case <-done:
-			return false
-		}
-	}
-	fields := rows.FieldDescriptions()
-	perRow := len(fields) + 1
-	allocated := 0
-	// next is an empty batch: a written one, or a new one while fewer than
-	// batchesInFlight+1 exist.
-	next := func() *rowBatch {
-		var bt *rowBatch
-		if allocated <= batchesInFlight {
-			select {
-			case bt = <-free:
-			default:
-				allocated++
-				bt = &rowBatch{rows: make([]parquet.Row, 0, batchRows), slab: make(parquet.Row, 0, batchRows*perRow*2)}
-			}
-		} else {
-			select {
-			case bt = <-free:
-			case <-done:
-				return nil
-			}
-		}
-		bt.rows, bt.slab, bt.arena = bt.rows[:0], bt.slab[:0], bt.arena[:0]
-		return bt
-	}
-	var n int64
-	err := func() error {
-		var bt *rowBatch
-		for rows.Next() {
-			if bt == nil {
-				if bt = next(); bt == nil {
-					return nil // the writer stopped: werr says why
-				}
-				b.arena = bt.arena
-			}
-			start := len(bt.slab)
-			var err error
-			if bt.slab, err = b.append(bt.slab, fields, rows.RawValues()); err != nil {
-				return err
-			}
-			bt.rows = append(bt.rows, bt.slab[start:len(bt.slab):len(bt.slab)])
-			n++
-			if err := afterRow(n); err != nil {
-				return err
-			}
-			if len(bt.rows) == batchRows {
-				bt.arena = b.arena
-				if !send(bt) {
-					return nil
-				}
-				bt = nil
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if bt != nil && len(bt.rows) > 0 {
-			bt.arena = b.arena
-			send(bt)
-		}
-		return nil
-	}()
-	close(batches)
-	<-done
-	if err == nil {
+	p := startRowPipe(pw, len(rows.FieldDescriptions())+1)
+	n, err := p.read(rows, b, afterRow)
+	if werr := p.close(); err == nil {
 		err = werr
 	}
 	return n, err
+}
+
+// rowPipe is what pipeRows' reader and writer share: the batches on their
+// way to the writer, and those it wrote, on their way back.
+type rowPipe struct {
+	batches chan *rowBatch
+	free    chan *rowBatch
+	// done is closed when the writer has stopped; werr then says why, if
+	// it stopped early.
+	done chan struct{}
+	werr error
+	// perRow is the values of a row (its columns, and one to spare);
+	// allocated counts the batches made.
+	perRow, allocated int
+}
+
+// startRowPipe starts the writer of pw's batches of rows of perRow values.
+func startRowPipe(pw *partWriter, perRow int) *rowPipe {
+	p := &rowPipe{
+		batches: make(chan *rowBatch, batchesInFlight),
+		free:    make(chan *rowBatch, batchesInFlight+1),
+		done:    make(chan struct{}),
+		perRow:  perRow,
+	}
+	go func() {
+		defer close(p.done)
+		for bt := range p.batches {
+			if p.werr == nil {
+				p.werr = pw.writeRows(bt.rows)
+			}
+			p.free <- bt
+		}
+	}()
+	return p
+}
+
+// read decodes rows into batches and sends each full one to the writer,
+// the last one too; it stops early, with no error, when the writer has
+// stopped (close returns why). It returns the rows read.
+func (p *rowPipe) read(rows rawRows, b *rowBuilder, afterRow func(n int64) error) (int64, error) {
+	fields := rows.FieldDescriptions()
+	var n int64
+	var bt *rowBatch
+	for rows.Next() {
+		if bt == nil {
+			if bt = p.next(); bt == nil {
+				return n, nil // the writer stopped: werr says why
+			}
+			b.arena = bt.arena
+		}
+		start := len(bt.slab)
+		var err error
+		if bt.slab, err = b.append(bt.slab, fields, rows.RawValues()); err != nil {
+			return n, err
+		}
+		bt.rows = append(bt.rows, bt.slab[start:len(bt.slab):len(bt.slab)])
+		n++
+		if err := afterRow(n); err != nil {
+			return n, err
+		}
+		if len(bt.rows) == batchRows {
+			bt.arena = b.arena
+			if !p.send(bt) {
+				return n, nil
+			}
+			bt = nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, err
+	}
+	if bt != nil && len(bt.rows) > 0 {
+		bt.arena = b.arena
+		p.send(bt)
+	}
+	return n, nil
+}
+
+// send hands bt to the writer; false when the writer has stopped.
+func (p *rowPipe) send(bt *rowBatch) bool {
+	select {
+	case p.batches <- bt:
+		return true
+	case <-p.done:
+		return false
+	}
+}
+
+// next is an empty batch: a written one, or a new one while fewer than
+// batchesInFlight+1 exist; nil when the writer has stopped.
+func (p *rowPipe) next() *rowBatch {
+	var bt *rowBatch
+	if p.allocated <= batchesInFlight {
+		select {
+		case bt = <-p.free:
+		default:
+			p.allocated++
+			bt = &rowBatch{rows: make([]parquet.Row, 0, batchRows), slab: make(parquet.Row, 0, batchRows*p.perRow*2)}
+		}
+	} else {
+		select {
+		case bt = <-p.free:
+		case <-p.done:
+			return nil
+		}
+	}
+	bt.rows, bt.slab, bt.arena = bt.rows[:0], bt.slab[:0], bt.arena[:0]
+	return bt
+}
+
+// close tells the writer no batch follows, waits for it to stop and
+// returns its error.
+func (p *rowPipe) close() error {
+	close(p.batches)
+	<-p.done
+	return p.werr
 }
 
 // safeHigh is the change time before which rows are exported: now, or the
