@@ -108,20 +108,11 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if _, err := ParseOutput(opts.Out); err != nil {
 		return nil, err
 	}
-
-	conn, err := pool.Acquire(ctx)
+	unlock, err := lockExports(ctx, pool)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Release()
-	var locked bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey).Scan(&locked); err != nil {
-		return nil, err
-	}
-	if !locked {
-		return nil, ErrExportRunning
-	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey) }()
+	defer unlock()
 
 	out, err := openOutput(ctx, pool, opts.Out)
 	if err != nil {
@@ -132,69 +123,125 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 		return nil, err
 	}
 
-	res := &Result{Full: opts.Full, OutputID: out.id()}
+	r := &exportRun{pool: pool, out: out, opts: opts, res: &Result{Full: opts.Full, OutputID: out.id()}}
 	params := map[string]any{"out": out.where(), "output_id": out.id(), "tables": opts.Tables, "full": opts.Full}
-	if res.RunID, res.StartedAt, err = store.StartRun(ctx, pool, Pipeline, opts.Trigger, params); err != nil {
+	if r.res.RunID, r.res.StartedAt, err = store.StartRun(ctx, pool, Pipeline, opts.Trigger, params); err != nil {
 		return nil, fmt.Errorf("export: recording the run: %w", err)
 	}
-	var writers []*partWriter
-	var all []pendingFile
-	fail := func(err error) (*Result, error) {
-		cleanup := context.WithoutCancel(ctx)
-		for _, w := range writers {
-			w.abort()
-		}
-		out.discard(cleanup, res.RunID)
-		_, _ = store.EndRunAt(cleanup, pool, res.RunID, store.RunFailed, nil, truncate(store.Redact(err.Error()), 2000))
+	high, err := r.high(ctx)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	r.res.Partition = "dt=" + high.UTC().Format("2006-01-02")
+	all, err := r.writeTables(ctx, tables, high)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	return r.complete(ctx, all)
+}
+
+// lockExports takes the database's export lock on a connection of its own,
+// or returns ErrExportRunning when another export holds it. unlock
+// releases the lock and the connection.
+func lockExports(ctx context.Context, pool *pgxpool.Pool) (unlock func(), err error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if exists, err := out.hasManifest(ctx, res.RunID); err != nil || exists {
-		if err == nil {
-			err = fmt.Errorf("export: the manifest of run %d already exists in %s and adsync did not write it in this run; it is left as it is", res.RunID, out.where())
-		}
-		return fail(err)
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey).Scan(&locked); err != nil {
+		conn.Release()
+		return nil, err
 	}
-	high, err := safeHigh(ctx, pool)
-	if err != nil {
-		return fail(err)
+	if !locked {
+		conn.Release()
+		return nil, ErrExportRunning
 	}
-	res.Partition = "dt=" + high.UTC().Format("2006-01-02")
+	return func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey)
+		conn.Release()
+	}, nil
+}
 
-	for _, t := range tables {
-		pw := newPartWriter(ctx, out, t, res.RunID, res.Partition, opts)
-		writers = append(writers, pw)
-		tr, err := exportTable(ctx, pool, out.id(), t, pw, high, opts)
-		if err != nil {
-			return fail(fmt.Errorf("export %s: %w", t.Name, err))
+// exportRun is one Run once it holds the lock, its output and its run
+// record: what it has written so far, to abort if it fails.
+type exportRun struct {
+	pool    *pgxpool.Pool
+	out     output
+	opts    Options
+	res     *Result
+	writers []*partWriter
+}
+
+// fail undoes the run (its writers' parts, what it placed in the output)
+// and records it failed with err, which it returns.
+func (r *exportRun) fail(ctx context.Context, err error) (*Result, error) {
+	cleanup := context.WithoutCancel(ctx)
+	for _, w := range r.writers {
+		w.abort()
+	}
+	r.out.discard(cleanup, r.res.RunID)
+	_, _ = store.EndRunAt(cleanup, r.pool, r.res.RunID, store.RunFailed, nil, truncate(store.Redact(err.Error()), 2000))
+	return nil, err
+}
+
+// high refuses a run whose manifest already exists in the output (adsync
+// did not write it in this run) and returns the change time the run
+// exports up to (see safeHigh).
+func (r *exportRun) high(ctx context.Context) (time.Time, error) {
+	if exists, err := r.out.hasManifest(ctx, r.res.RunID); err != nil || exists {
+		if err == nil {
+			err = fmt.Errorf("export: the manifest of run %d already exists in %s and adsync did not write it in this run; it is left as it is", r.res.RunID, r.out.where())
 		}
-		res.Tables = append(res.Tables, tr)
+		return time.Time{}, err
+	}
+	return safeHigh(ctx, r.pool)
+}
+
+// writeTables writes each table's rows changed before high into parts not
+// yet visible, and returns every file written.
+func (r *exportRun) writeTables(ctx context.Context, tables []Table, high time.Time) ([]pendingFile, error) {
+	var all []pendingFile
+	for _, t := range tables {
+		pw := newPartWriter(ctx, r.out, t, r.res.RunID, r.res.Partition, r.opts)
+		r.writers = append(r.writers, pw)
+		tr, err := exportTable(ctx, r.pool, r.out.id(), t, pw, high, r.opts)
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %w", t.Name, err)
+		}
+		r.res.Tables = append(r.res.Tables, tr)
 		all = append(all, pw.written...)
 	}
+	return all, nil
+}
 
-	// Commit: the journal and the files (publish), then the manifest and
-	// the run's record together (see commit).
-	if opts.halt != nil && opts.halt("written") {
+// complete publishes the files written (the journal, then the files), then
+// writes the manifest and records the run together (see commit). A test's
+// halt may stop it between the steps, as a crash would.
+func (r *exportRun) complete(ctx context.Context, all []pendingFile) (*Result, error) {
+	halt := r.opts.halt
+	if halt != nil && halt("written") {
 		return nil, errHalted
 	}
-	if err := out.publish(ctx, res.RunID, all); err != nil {
-		return fail(err)
+	if err := r.out.publish(ctx, r.res.RunID, all); err != nil {
+		return r.fail(ctx, err)
 	}
-	if opts.halt != nil && opts.halt("placed") {
+	if halt != nil && halt("placed") {
 		return nil, errHalted
 	}
-	if err := commit(ctx, pool, out, res, opts.halt); err != nil {
+	if err := commit(ctx, r.pool, r.out, r.res, halt); err != nil {
 		if errors.Is(err, errHalted) {
 			return nil, err
 		}
-		return fail(err)
+		return r.fail(ctx, err)
 	}
 	// From here the run is committed, manifest included: what it kept for
 	// recovery goes (or the next run drops it).
-	if opts.halt != nil && opts.halt("committed") {
+	if halt != nil && halt("committed") {
 		return nil, errHalted
 	}
-	out.finish(ctx, res.RunID)
-	return res, nil
+	r.out.finish(ctx, r.res.RunID)
+	return r.res, nil
 }
 
 // commit writes the run's manifest and records the run in one step: in the
@@ -349,94 +396,128 @@ func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64
 	if err := b.check(rows.FieldDescriptions()); err != nil {
 		return 0, err
 	}
-	batches := make(chan *rowBatch, batchesInFlight)
-	free := make(chan *rowBatch, batchesInFlight+1)
-	done := make(chan struct{})
-	var werr error
-	go func() {
-		defer close(done)
-		for bt := range batches {
-			if werr == nil {
-				werr = pw.writeRows(bt.rows)
-			}
-			free <- bt
-		}
-	}()
-	send := func(bt *rowBatch) bool {
-		select {
-		case batches <- bt:
-			return true
-		case <-done:
-			return false
-		}
-	}
-	fields := rows.FieldDescriptions()
-	perRow := len(fields) + 1
-	allocated := 0
-	// next is an empty batch: a written one, or a new one while fewer than
-	// batchesInFlight+1 exist.
-	next := func() *rowBatch {
-		var bt *rowBatch
-		if allocated <= batchesInFlight {
-			select {
-			case bt = <-free:
-			default:
-				allocated++
-				bt = &rowBatch{rows: make([]parquet.Row, 0, batchRows), slab: make(parquet.Row, 0, batchRows*perRow*2)}
-			}
-		} else {
-			select {
-			case bt = <-free:
-			case <-done:
-				return nil
-			}
-		}
-		bt.rows, bt.slab, bt.arena = bt.rows[:0], bt.slab[:0], bt.arena[:0]
-		return bt
-	}
-	var n int64
-	err := func() error {
-		var bt *rowBatch
-		for rows.Next() {
-			if bt == nil {
-				if bt = next(); bt == nil {
-					return nil // the writer stopped: werr says why
-				}
-				b.arena = bt.arena
-			}
-			start := len(bt.slab)
-			var err error
-			if bt.slab, err = b.append(bt.slab, fields, rows.RawValues()); err != nil {
-				return err
-			}
-			bt.rows = append(bt.rows, bt.slab[start:len(bt.slab):len(bt.slab)])
-			n++
-			if err := afterRow(n); err != nil {
-				return err
-			}
-			if len(bt.rows) == batchRows {
-				bt.arena = b.arena
-				if !send(bt) {
-					return nil
-				}
-				bt = nil
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if bt != nil && len(bt.rows) > 0 {
-			bt.arena = b.arena
-			send(bt)
-		}
-		return nil
-	}()
-	close(batches)
-	<-done
-	if err == nil {
+	p := startRowPipe(pw, len(rows.FieldDescriptions())+1)
+	n, err := p.read(rows, b, afterRow)
+	if werr := p.close(); err == nil {
 		err = werr
 	}
 	return n, err
+}
+
+// rowPipe is what pipeRows' reader and writer share: the batches on their
+// way to the writer, and those it wrote, on their way back.
+type rowPipe struct {
+	batches chan *rowBatch
+	free    chan *rowBatch
+	// done is closed when the writer has stopped; werr then says why, if
+	// it stopped early.
+	done chan struct{}
+	werr error
+	// perRow is the values of a row (its columns, and one to spare);
+	// allocated counts the batches made.
+	perRow, allocated int
+}
+
+// startRowPipe starts the writer of pw's batches of rows of perRow values.
+func startRowPipe(pw *partWriter, perRow int) *rowPipe {
+	p := &rowPipe{
+		batches: make(chan *rowBatch, batchesInFlight),
+		free:    make(chan *rowBatch, batchesInFlight+1),
+		done:    make(chan struct{}),
+		perRow:  perRow,
+	}
+	go func() {
+		defer close(p.done)
+		for bt := range p.batches {
+			if p.werr == nil {
+				p.werr = pw.writeRows(bt.rows)
+			}
+			p.free <- bt
+		}
+	}()
+	return p
+}
+
+// read decodes rows into batches and sends each full one to the writer,
+// the last one too; it stops early, with no error, when the writer has
+// stopped (close returns why). It returns the rows read.
+func (p *rowPipe) read(rows rawRows, b *rowBuilder, afterRow func(n int64) error) (int64, error) {
+	fields := rows.FieldDescriptions()
+	var n int64
+	var bt *rowBatch
+	for rows.Next() {
+		if bt == nil {
+			if bt = p.next(); bt == nil {
+				return n, nil // the writer stopped: werr says why
+			}
+			b.arena = bt.arena
+		}
+		start := len(bt.slab)
+		var err error
+		if bt.slab, err = b.append(bt.slab, fields, rows.RawValues()); err != nil {
+			return n, err
+		}
+		bt.rows = append(bt.rows, bt.slab[start:len(bt.slab):len(bt.slab)])
+		n++
+		if err := afterRow(n); err != nil {
+			return n, err
+		}
+		if len(bt.rows) == batchRows {
+			bt.arena = b.arena
+			if !p.send(bt) {
+				return n, nil
+			}
+			bt = nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, err
+	}
+	if bt != nil && len(bt.rows) > 0 {
+		bt.arena = b.arena
+		p.send(bt)
+	}
+	return n, nil
+}
+
+// send hands bt to the writer; false when the writer has stopped.
+func (p *rowPipe) send(bt *rowBatch) bool {
+	select {
+	case p.batches <- bt:
+		return true
+	case <-p.done:
+		return false
+	}
+}
+
+// next is an empty batch: a written one, or a new one while fewer than
+// batchesInFlight+1 exist; nil when the writer has stopped.
+func (p *rowPipe) next() *rowBatch {
+	var bt *rowBatch
+	if p.allocated <= batchesInFlight {
+		select {
+		case bt = <-p.free:
+		default:
+			p.allocated++
+			bt = &rowBatch{rows: make([]parquet.Row, 0, batchRows), slab: make(parquet.Row, 0, batchRows*p.perRow*2)}
+		}
+	} else {
+		select {
+		case bt = <-p.free:
+		case <-p.done:
+			return nil
+		}
+	}
+	bt.rows, bt.slab, bt.arena = bt.rows[:0], bt.slab[:0], bt.arena[:0]
+	return bt
+}
+
+// close tells the writer no batch follows, waits for it to stop and
+// returns its error.
+func (p *rowPipe) close() error {
+	close(p.batches)
+	<-p.done
+	return p.werr
 }
 
 // safeHigh is the change time before which rows are exported: now, or the

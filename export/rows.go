@@ -80,6 +80,9 @@ func (b *rowBuilder) append(row parquet.Row, fields []pgconn.FieldDescription, r
 	return row, nil
 }
 
+// value appends column c's value raw, the col-th leaf of the row, as the
+// query sent it (f): a NULL, text as it is, a binary value of a type it
+// knows read straight from the wire, anything else through fallback.
 func (b *rowBuilder) value(row parquet.Row, col int, c Column, f pgconn.FieldDescription, raw []byte) (parquet.Row, error) {
 	def := 0
 	if c.Nullable {
@@ -103,69 +106,73 @@ func (b *rowBuilder) value(row parquet.Row, col int, c Column, f pgconn.FieldDes
 		}
 		return b.fallback(row, col, c, f, raw, def)
 	}
-	var v parquet.Value
-	switch c.Kind {
-	case String:
-		if !textOID(f.DataTypeOID) {
-			return b.fallback(row, col, c, f, raw, def)
-		}
-		v = parquet.ByteArrayValue(b.copyBytes(raw))
-	case Int64, Micros:
-		n, ok := binaryInt(f.DataTypeOID, raw)
-		if !ok {
-			return b.fallback(row, col, c, f, raw, def)
-		}
-		v = parquet.Int64Value(n)
-	case Float64:
-		switch {
-		case f.DataTypeOID == pgtype.Float8OID && len(raw) == 8:
-			v = parquet.DoubleValue(math.Float64frombits(binary.BigEndian.Uint64(raw)))
-		case f.DataTypeOID == pgtype.Float4OID && len(raw) == 4:
-			v = parquet.DoubleValue(float64(math.Float32frombits(binary.BigEndian.Uint32(raw))))
-		default:
-			return b.fallback(row, col, c, f, raw, def)
-		}
-	case Bool:
-		if f.DataTypeOID != pgtype.BoolOID || len(raw) != 1 {
-			return b.fallback(row, col, c, f, raw, def)
-		}
-		v = parquet.BooleanValue(raw[0] != 0)
-	case Timestamp:
-		if (f.DataTypeOID != pgtype.TimestamptzOID && f.DataTypeOID != pgtype.TimestampOID) || len(raw) != 8 {
-			return b.fallback(row, col, c, f, raw, def)
-		}
-		us := int64(binary.BigEndian.Uint64(raw))
-		if us == math.MaxInt64 || us == math.MinInt64 {
-			return row, fmt.Errorf("an infinite timestamp cannot be exported")
-		}
-		v = parquet.Int64Value(floorDiv(us, 1000) + postgresEpochMillis)
-	case Date:
-		if f.DataTypeOID != pgtype.DateOID || len(raw) != 4 {
-			return b.fallback(row, col, c, f, raw, def)
-		}
-		d := int32(binary.BigEndian.Uint32(raw))
-		if d == math.MaxInt32 || d == math.MinInt32 {
-			return row, fmt.Errorf("an infinite date cannot be exported")
-		}
-		v = parquet.Int32Value(d + postgresEpochDays)
-	case JSON:
-		switch f.DataTypeOID {
-		case pgtype.JSONBOID:
-			if len(raw) == 0 || raw[0] != 1 {
-				return row, fmt.Errorf("unknown jsonb format version")
-			}
-			v = parquet.ByteArrayValue(b.copyBytes(raw[1:]))
-		case pgtype.JSONOID, pgtype.TextOID, pgtype.VarcharOID:
-			v = parquet.ByteArrayValue(b.copyBytes(raw))
-		default:
-			return b.fallback(row, col, c, f, raw, def)
-		}
-	case StringList, Int64List:
+	if c.Kind == StringList || c.Kind == Int64List {
 		return b.list(row, col, c, f, raw)
-	default:
+	}
+	v, ok, err := b.binaryValue(c.Kind, f.DataTypeOID, raw)
+	if err != nil {
+		return row, err
+	}
+	if !ok {
 		return b.fallback(row, col, c, f, raw, def)
 	}
 	return append(row, v.Level(0, def, col)), nil
+}
+
+// binaryValue reads raw, a binary value of Postgres type oid, as a value of
+// a column of kind k. It reports false when it does not know how (the
+// type or the length is not one it reads): fallback does then.
+func (b *rowBuilder) binaryValue(k Kind, oid uint32, raw []byte) (parquet.Value, bool, error) {
+	switch k {
+	case String:
+		if !textOID(oid) {
+			return parquet.Value{}, false, nil
+		}
+		return parquet.ByteArrayValue(b.copyBytes(raw)), true, nil
+	case Int64, Micros:
+		n, ok := binaryInt(oid, raw)
+		return parquet.Int64Value(n), ok, nil
+	case Float64:
+		switch {
+		case oid == pgtype.Float8OID && len(raw) == 8:
+			return parquet.DoubleValue(math.Float64frombits(binary.BigEndian.Uint64(raw))), true, nil
+		case oid == pgtype.Float4OID && len(raw) == 4:
+			return parquet.DoubleValue(float64(math.Float32frombits(binary.BigEndian.Uint32(raw)))), true, nil
+		}
+	case Bool:
+		if oid == pgtype.BoolOID && len(raw) == 1 {
+			return parquet.BooleanValue(raw[0] != 0), true, nil
+		}
+	case Timestamp:
+		if (oid != pgtype.TimestamptzOID && oid != pgtype.TimestampOID) || len(raw) != 8 {
+			return parquet.Value{}, false, nil
+		}
+		us := int64(binary.BigEndian.Uint64(raw))
+		if us == math.MaxInt64 || us == math.MinInt64 {
+			return parquet.Value{}, false, fmt.Errorf("an infinite timestamp cannot be exported")
+		}
+		return parquet.Int64Value(floorDiv(us, 1000) + postgresEpochMillis), true, nil
+	case Date:
+		if oid != pgtype.DateOID || len(raw) != 4 {
+			return parquet.Value{}, false, nil
+		}
+		d := int32(binary.BigEndian.Uint32(raw))
+		if d == math.MaxInt32 || d == math.MinInt32 {
+			return parquet.Value{}, false, fmt.Errorf("an infinite date cannot be exported")
+		}
+		return parquet.Int32Value(d + postgresEpochDays), true, nil
+	case JSON:
+		switch oid {
+		case pgtype.JSONBOID:
+			if len(raw) == 0 || raw[0] != 1 {
+				return parquet.Value{}, false, fmt.Errorf("unknown jsonb format version")
+			}
+			return parquet.ByteArrayValue(b.copyBytes(raw[1:])), true, nil
+		case pgtype.JSONOID, pgtype.TextOID, pgtype.VarcharOID:
+			return parquet.ByteArrayValue(b.copyBytes(raw)), true, nil
+		}
+	}
+	return parquet.Value{}, false, nil
 }
 
 // list appends a one-dimensional array as a LIST: an empty list is one

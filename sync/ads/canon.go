@@ -143,35 +143,10 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 		if len(c.members) > base {
 			c.out = append(c.out, ',')
 		}
-		start := len(c.out)
-		var key []byte
-		next := plainString(s, i)
-		if next > 0 {
-			key = s[i+1 : next-1]
-			c.out = append(c.out, s[i:next]...)
-		} else {
-			var err error
-			if key, next, err = c.decodeString(s, i); err != nil {
-				return 0, err
-			}
-			key = bytes.Clone(key) // outlives the next decode, which reuses the buffer
-			c.out = appendString(c.out, key)
-		}
-		c.out = append(c.out, ':')
-		i = skipWS(s, next)
-		if i >= len(s) || s[i] != ':' {
-			return 0, errSyntax
-		}
-		i = skipWS(s, i+1)
-		valStart := len(c.out)
 		var err error
-		if i, err = c.value(s, i); err != nil {
+		if i, err = c.member(s, i, top, objStart); err != nil {
 			return 0, err
 		}
-		if top {
-			c.noteTop(key, c.out[valStart:])
-		}
-		c.members = append(c.members, member{key: key, start: start - objStart, end: len(c.out) - objStart})
 		var more bool
 		if i, more, err = afterElement(s, i, '}'); err != nil {
 			return 0, err
@@ -180,7 +155,51 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 			break
 		}
 	}
-	ms := c.members[base:]
+	c.closeObject(objStart, c.members[base:])
+	return i, nil
+}
+
+// member writes the member at s[i] ('"': its key, the colon, its value)
+// and notes it in c.members, its span relative to objStart; a member of
+// the top-level object also sets the fields a staged record needs. It
+// returns the index after the value.
+func (c *canonicalizer) member(s []byte, i int, top bool, objStart int) (int, error) {
+	start := len(c.out)
+	var key []byte
+	next := plainString(s, i)
+	if next > 0 {
+		key = s[i+1 : next-1]
+		c.out = append(c.out, s[i:next]...)
+	} else {
+		var err error
+		if key, next, err = c.decodeString(s, i); err != nil {
+			return 0, err
+		}
+		key = bytes.Clone(key) // outlives the next decode, which reuses the buffer
+		c.out = appendString(c.out, key)
+	}
+	c.out = append(c.out, ':')
+	i = skipWS(s, next)
+	if i >= len(s) || s[i] != ':' {
+		return 0, errSyntax
+	}
+	i = skipWS(s, i+1)
+	valStart := len(c.out)
+	var err error
+	if i, err = c.value(s, i); err != nil {
+		return 0, err
+	}
+	if top {
+		c.noteTop(key, c.out[valStart:])
+	}
+	c.members = append(c.members, member{key: key, start: start - objStart, end: len(c.out) - objStart})
+	return i, nil
+}
+
+// closeObject ends the object written from objStart, whose members are ms:
+// members out of order are sorted by key and the object rewritten, a
+// repeated key keeping its last value.
+func (c *canonicalizer) closeObject(objStart int, ms []member) {
 	sorted := true
 	for j := 1; j < len(ms); j++ {
 		if bytes.Compare(ms[j-1].key, ms[j].key) >= 0 {
@@ -190,7 +209,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 	}
 	if sorted {
 		c.out = append(c.out, '}')
-		return i, nil
+		return
 	}
 	// Sort (stable, so a repeated key's copies stay in order and the last
 	// one wins) and rewrite the object from a copy. Nested objects are done
@@ -210,7 +229,6 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 		c.out = append(c.out, c.tmp[m.start:m.end]...)
 	}
 	c.out = append(c.out, '}')
-	return i, nil
 }
 
 // noteTop keeps the top-level fields a staged record needs from a member's
@@ -405,31 +423,51 @@ func plainString(s []byte, i int) int {
 // until the next string that needs unescaping is decoded: keys that needed it
 // are copied).
 func (c *canonicalizer) decodeString(s []byte, i int) ([]byte, int, error) {
+	next, err := verbatimString(s, i)
+	if err != nil {
+		return nil, 0, err
+	}
+	if next > 0 {
+		return s[i+1 : next-1], next, nil
+	}
+	return c.unescapeString(s, i)
+}
+
+// verbatimString returns the index after the string at s[i] ('"') when the
+// string is its own decoding (no escape, valid UTF-8), 0 when it is not
+// (or is not closed: unescapeString says so), errSyntax when it holds a
+// control byte before anything that needs unescaping.
+func verbatimString(s []byte, i int) (int, error) {
 	j := i + 1
 	ascii := true
 	for j < len(s) {
 		b := s[j]
 		if b == '"' {
-			raw := s[i+1 : j]
-			if ascii || utf8.Valid(raw) {
-				return raw, j + 1, nil
+			if ascii || utf8.Valid(s[i+1:j]) {
+				return j + 1, nil
 			}
-			break
+			return 0, nil
 		}
 		if b == '\\' {
-			break
+			return 0, nil
 		}
 		if b < 0x20 {
-			return nil, 0, errSyntax // control bytes must be escaped
+			return 0, errSyntax // control bytes must be escaped
 		}
 		if b >= utf8.RuneSelf {
 			ascii = false
 		}
 		j++
 	}
-	// Unescape (and replace invalid UTF-8) from the start.
+	return 0, nil
+}
+
+// unescapeString decodes the string at s[i] ('"') into c.str, escapes
+// unescaped and invalid UTF-8 replaced, and returns it with the index
+// after its closing quote.
+func (c *canonicalizer) unescapeString(s []byte, i int) ([]byte, int, error) {
 	out := c.str[:0]
-	j = i + 1
+	j := i + 1
 	for {
 		if j >= len(s) {
 			return nil, 0, errSyntax
@@ -442,47 +480,10 @@ func (c *canonicalizer) decodeString(s []byte, i int) ([]byte, int, error) {
 			c.str = out
 			return out, j + 1, nil
 		case b == '\\':
-			if j+1 >= len(s) {
-				return nil, 0, errSyntax
+			var err error
+			if out, j, err = unescape(out, s, j); err != nil {
+				return nil, 0, err
 			}
-			switch e := s[j+1]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r := hex4(s, j+2)
-				if r < 0 {
-					return nil, 0, errSyntax
-				}
-				j += 6
-				if utf16.IsSurrogate(r) {
-					// A pair makes one rune; anything else is U+FFFD.
-					r2 := rune(-1)
-					if j+1 < len(s) && s[j] == '\\' && s[j+1] == 'u' {
-						r2 = hex4(s, j+2)
-					}
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						j += 6
-						r = dec
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				out = utf8.AppendRune(out, r)
-				continue
-			default:
-				return nil, 0, errSyntax
-			}
-			j += 2
 		case b < 0x20:
 			return nil, 0, errSyntax
 		case b < utf8.RuneSelf:
@@ -498,6 +499,58 @@ func (c *canonicalizer) decodeString(s []byte, i int) ([]byte, int, error) {
 			j += size
 		}
 	}
+}
+
+// unescape appends what the escape at s[j] ('\\') stands for to out and
+// returns the index after it.
+func unescape(out, s []byte, j int) ([]byte, int, error) {
+	if j+1 >= len(s) {
+		return nil, 0, errSyntax
+	}
+	switch e := s[j+1]; e {
+	case '"', '\\', '/':
+		out = append(out, e)
+	case 'b':
+		out = append(out, '\b')
+	case 'f':
+		out = append(out, '\f')
+	case 'n':
+		out = append(out, '\n')
+	case 'r':
+		out = append(out, '\r')
+	case 't':
+		out = append(out, '\t')
+	case 'u':
+		return unescapeRune(out, s, j)
+	default:
+		return nil, 0, errSyntax
+	}
+	return out, j + 2, nil
+}
+
+// unescapeRune appends the rune of the \uXXXX escape at s[j], or of the
+// surrogate pair starting there, to out and returns the index after it. A
+// surrogate that is not half of a pair is U+FFFD.
+func unescapeRune(out, s []byte, j int) ([]byte, int, error) {
+	r := hex4(s, j+2)
+	if r < 0 {
+		return nil, 0, errSyntax
+	}
+	j += 6
+	if utf16.IsSurrogate(r) {
+		// A pair makes one rune; anything else is U+FFFD.
+		r2 := rune(-1)
+		if j+1 < len(s) && s[j] == '\\' && s[j+1] == 'u' {
+			r2 = hex4(s, j+2)
+		}
+		if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+			j += 6
+			r = dec
+		} else {
+			r = utf8.RuneError
+		}
+	}
+	return utf8.AppendRune(out, r), j, nil
 }
 
 // hex4 is the rune of the four hex digits at s[i:], or -1.

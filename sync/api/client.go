@@ -273,6 +273,48 @@ func (c *Client) baseURL(b Base) string {
 // Do sends req, pacing it through the governor, retrying what is safe to
 // retry, and decoding failures into typed errors.
 func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
+	cl := newCall(ctx, req)
+	for attempt := 1; ; attempt++ {
+		buckets, err := c.gov.Acquire(ctx, cl.endpoint, c.rateUser(req), req.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		start := c.cfg.Now()
+		resp, bearer, err := c.send(ctx, req, cl.endpoint)
+		d := c.cfg.Now().Sub(start)
+		if err != nil {
+			c.gov.release(ctx, buckets)
+			if err := c.retryUnanswered(ctx, cl, err, attempt); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out, retry, err := c.answer(ctx, cl, attempt, buckets, resp, bearer, d)
+		if !retry {
+			return out, err
+		}
+	}
+}
+
+// call is one Do across its attempts: the endpoint it is paced and
+// reported under, whether it may be resent, and how much of each kind of
+// retry it has spent.
+type call struct {
+	req        *Request
+	endpoint   string
+	idempotent bool
+	tally      *Tally
+	// reauthed and resigned are the one new bearer token and the one
+	// re-signed attempt a call may have.
+	reauthed, resigned bool
+	// failures counts the attempts that failed (no answer, an unreadable
+	// answer, a 5xx); waits the rate-limit waits.
+	failures, waits int
+}
+
+// newCall names req's endpoint, says whether it is idempotent and counts
+// it in ctx's tally.
+func newCall(ctx context.Context, req *Request) *call {
 	endpoint := req.Endpoint
 	if endpoint == "" {
 		endpoint = DeriveEndpoint(req.Method, req.Path)
@@ -281,128 +323,137 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		endpoint += TotalCountSuffix
 	}
 	idempotent := req.Idempotent || req.Method == http.MethodGet || req.Method == http.MethodPut || req.Method == http.MethodDelete
-	reauthed, resigned := false, false
-	failures, waits := 0, 0
-	tally := TallyFrom(ctx)
-	tally.AddRequest()
-	for attempt := 1; ; attempt++ {
-		buckets, err := c.gov.Acquire(ctx, endpoint, c.rateUser(req), req.AccountID)
-		if err != nil {
-			return nil, err
-		}
-		start := c.cfg.Now()
-		resp, bearer, err := c.send(ctx, req, endpoint)
-		d := c.cfg.Now().Sub(start)
-		if err != nil {
-			c.gov.release(ctx, buckets)
-			// Only a request that got no answer is worth sending again; the
-			// other failures are local (no token, a bad path) and would repeat.
-			var terr *TransportError
-			if !errors.As(err, &terr) || ctx.Err() != nil {
-				return nil, err
-			}
-			if berr := c.unreachable(req, terr); berr != nil {
-				return nil, berr
-			}
-			failures++
-			if !idempotent || failures >= c.cfg.MaxAttempts {
-				return nil, err
-			}
-			c.log.Warn("api request failed; retrying", zap.String("endpoint", endpoint), zap.Int("attempt", attempt),
-				zap.Int("max_attempts", c.cfg.MaxAttempts), zap.Error(err))
-			if err := c.backoff(ctx, failures); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		c.answered[req.Base].Store(true)
-		user, account := c.observe(ctx, buckets, resp.Header, endpoint, resp.StatusCode)
-		if c.cfg.OnResponse != nil {
-			c.cfg.OnResponse(endpoint, resp.StatusCode, d)
-		}
-		var buf *[]byte
-		if req.ReuseBody && resp.StatusCode/100 == 2 {
-			buf, _ = bodyBuffers.Get().(*[]byte)
-			if buf == nil {
-				buf = new([]byte)
-			}
-		}
-		body, rerr := c.readBody(endpoint, resp, buf)
-		resp.Body.Close()
-		c.log.Debug("api response", zap.String("method", req.Method), zap.String("endpoint", endpoint),
-			zap.String("query", redactQuery(req.Query)), zap.Int("status", resp.StatusCode), zap.Duration("duration", d),
-			zap.Int("attempt", attempt), zap.String("body", redactBody(endpoint, body)))
-		if rerr != nil {
-			failures++
-			terr := &TransportError{Endpoint: endpoint, Err: rerr}
-			if !idempotent || failures >= c.cfg.MaxAttempts {
-				return nil, terr
-			}
-			if err := c.backoff(ctx, failures); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		status := resp.StatusCode
-		switch {
-		case status >= 200 && status < 300:
-			return &Response{Status: status, Header: resp.Header, Body: body, RateLimit: user, Attempts: attempt, buf: buf}, nil
-		case status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""):
-			at := c.retryAt(resp.Header, user, account)
-			reason := "rate limited (429)"
-			if status == http.StatusTooManyRequests {
-				tally.AddRateLimited()
-			}
-			if status == http.StatusServiceUnavailable {
-				reason = "service unavailable (503)"
-				if !idempotent {
-					// The request was refused before it was processed, so resending is safe.
-					reason += ", not processed"
-				}
-			}
-			if c.gov.OnWait != nil {
-				c.gov.OnWait(endpoint, at.Sub(c.cfg.Now()))
-			}
-			waits++
-			if at.Sub(c.cfg.Now()) > c.gov.MaxWait || waits > 10 {
-				rae := &RetryAtError{At: at, Reason: reason, Endpoint: endpoint}
-				c.noteWait(rae)
-				return nil, rae
-			}
-			logWait(c.log, c.cfg.Now(), endpoint, reason, at, false)
-			if err := c.gov.Sleep(ctx, at.Sub(c.cfg.Now())); err != nil {
-				return nil, err
-			}
-			continue
-		case status == http.StatusUnauthorized && req.Auth == AuthBearer && !reauthed:
-			// The cached bearer token is not accepted (invalidated: 401 code
-			// 89; or unknown to the service: a v2 401 problem): drop it and
-			// obtain a new one, once.
-			c.cfg.Bearer.Invalidate(ctx, c, bearer)
-			reauthed = true
-			continue
-		case status == http.StatusUnauthorized && (req.Auth == AuthUser || req.Auth == AuthConsumer) && idempotent && !resigned &&
-			failures > 0 && errors.Is(decodeError(status, endpoint, body), ErrCouldNotAuthenticate):
-			// Every attempt is signed anew (see unreplayable), so code 32 right
-			// after a transport fault can only be a replay by something
-			// between us and the service; treat it like the fault, once. Bad
-			// credentials fail at once, and again when re-signed.
-			resigned = true
-			continue
-		case status >= 500:
-			failures++
-			herr := decodeError(status, endpoint, body)
-			if !idempotent || failures >= c.cfg.MaxAttempts {
-				return nil, herr
-			}
-			if err := c.backoff(ctx, failures); err != nil {
-				return nil, err
-			}
-			continue
-		default:
-			return nil, c.wrongBase(req, decodeError(status, endpoint, body))
+	cl := &call{req: req, endpoint: endpoint, idempotent: idempotent, tally: TallyFrom(ctx)}
+	cl.tally.AddRequest()
+	return cl
+}
+
+// retryUnanswered decides what an attempt that got no answer (send's err)
+// does: nil to send again after a backoff, or the error that ends the call.
+func (c *Client) retryUnanswered(ctx context.Context, cl *call, err error, attempt int) error {
+	// Only a request that got no answer is worth sending again; the
+	// other failures are local (no token, a bad path) and would repeat.
+	var terr *TransportError
+	if !errors.As(err, &terr) || ctx.Err() != nil {
+		return err
+	}
+	if berr := c.unreachable(cl.req, terr); berr != nil {
+		return berr
+	}
+	cl.failures++
+	if !cl.idempotent || cl.failures >= c.cfg.MaxAttempts {
+		return err
+	}
+	c.log.Warn("api request failed; retrying", zap.String("endpoint", cl.endpoint), zap.Int("attempt", attempt),
+		zap.Int("max_attempts", c.cfg.MaxAttempts), zap.Error(err))
+	return c.backoff(ctx, cl.failures)
+}
+
+// retryFailed counts a failed attempt (an unreadable answer, a 5xx) whose
+// error is err: it reports whether to send again, after a backoff, or the
+// error that ends the call.
+func (c *Client) retryFailed(ctx context.Context, cl *call, err error) (bool, error) {
+	cl.failures++
+	if !cl.idempotent || cl.failures >= c.cfg.MaxAttempts {
+		return false, err
+	}
+	if err := c.backoff(ctx, cl.failures); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// answer reads an attempt's answer and judges it: the response, a retry
+// (after whatever wait or new token it needs), or the error that ends the
+// call. bearer is the token the attempt used, d how long it took.
+func (c *Client) answer(ctx context.Context, cl *call, attempt int, buckets []string, resp *http.Response, bearer string,
+	d time.Duration) (*Response, bool, error) {
+	req := cl.req
+	c.answered[req.Base].Store(true)
+	user, account := c.observe(ctx, buckets, resp.Header, cl.endpoint, resp.StatusCode)
+	if c.cfg.OnResponse != nil {
+		c.cfg.OnResponse(cl.endpoint, resp.StatusCode, d)
+	}
+	body, buf, rerr := c.readAnswer(cl, attempt, resp, d)
+	if rerr != nil {
+		retry, err := c.retryFailed(ctx, cl, &TransportError{Endpoint: cl.endpoint, Err: rerr})
+		return nil, retry, err
+	}
+	status := resp.StatusCode
+	switch {
+	case status >= 200 && status < 300:
+		return &Response{Status: status, Header: resp.Header, Body: body, RateLimit: user, Attempts: attempt, buf: buf}, false, nil
+	case status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""):
+		err := c.waitRateLimit(ctx, cl, status, c.retryAt(resp.Header, user, account))
+		return nil, err == nil, err
+	case status == http.StatusUnauthorized && req.Auth == AuthBearer && !cl.reauthed:
+		// The cached bearer token is not accepted (invalidated: 401 code
+		// 89; or unknown to the service: a v2 401 problem): drop it and
+		// obtain a new one, once.
+		c.cfg.Bearer.Invalidate(ctx, c, bearer)
+		cl.reauthed = true
+		return nil, true, nil
+	case status == http.StatusUnauthorized && (req.Auth == AuthUser || req.Auth == AuthConsumer) && cl.idempotent && !cl.resigned &&
+		cl.failures > 0 && errors.Is(decodeError(status, cl.endpoint, body), ErrCouldNotAuthenticate):
+		// Every attempt is signed anew (see unreplayable), so code 32 right
+		// after a transport fault can only be a replay by something
+		// between us and the service; treat it like the fault, once. Bad
+		// credentials fail at once, and again when re-signed.
+		cl.resigned = true
+		return nil, true, nil
+	case status >= 500:
+		retry, err := c.retryFailed(ctx, cl, decodeError(status, cl.endpoint, body))
+		return nil, retry, err
+	default:
+		return nil, false, c.wrongBase(req, decodeError(status, cl.endpoint, body))
+	}
+}
+
+// readAnswer reads and closes resp's body, into a pooled buffer when the
+// request asked for ReuseBody and the answer is a success, and logs the
+// answer at debug level.
+func (c *Client) readAnswer(cl *call, attempt int, resp *http.Response, d time.Duration) ([]byte, *[]byte, error) {
+	var buf *[]byte
+	if cl.req.ReuseBody && resp.StatusCode/100 == 2 {
+		buf, _ = bodyBuffers.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
 		}
 	}
+	body, rerr := c.readBody(cl.endpoint, resp, buf)
+	resp.Body.Close()
+	c.log.Debug("api response", zap.String("method", cl.req.Method), zap.String("endpoint", cl.endpoint),
+		zap.String("query", redactQuery(cl.req.Query)), zap.Int("status", resp.StatusCode), zap.Duration("duration", d),
+		zap.Int("attempt", attempt), zap.String("body", redactBody(cl.endpoint, body)))
+	return body, buf, rerr
+}
+
+// waitRateLimit waits out a 429, or a 503 with Retry-After, until at: nil
+// to send again, or a *RetryAtError when the wait is longer than the
+// governor's MaxWait or the call has waited too often.
+func (c *Client) waitRateLimit(ctx context.Context, cl *call, status int, at time.Time) error {
+	reason := "rate limited (429)"
+	if status == http.StatusTooManyRequests {
+		cl.tally.AddRateLimited()
+	}
+	if status == http.StatusServiceUnavailable {
+		reason = "service unavailable (503)"
+		if !cl.idempotent {
+			// The request was refused before it was processed, so resending is safe.
+			reason += ", not processed"
+		}
+	}
+	if c.gov.OnWait != nil {
+		c.gov.OnWait(cl.endpoint, at.Sub(c.cfg.Now()))
+	}
+	cl.waits++
+	if at.Sub(c.cfg.Now()) > c.gov.MaxWait || cl.waits > 10 {
+		rae := &RetryAtError{At: at, Reason: reason, Endpoint: cl.endpoint}
+		c.noteWait(rae)
+		return rae
+	}
+	logWait(c.log, c.cfg.Now(), cl.endpoint, reason, at, false)
+	return c.gov.Sleep(ctx, at.Sub(c.cfg.Now()))
 }
 
 // send builds, signs and sends one attempt. It returns the bearer token it

@@ -67,23 +67,8 @@ type countAnswer struct {
 // *PermanentError when the batch was refused for good (it is then marked
 // failed), and any other error when the batch should be tried again later.
 func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
-	var b batchRow
-	err := s.Pool.QueryRow(ctx, `
-		SELECT b.state, b.body, b.user_count, u.account_id, u.audience_id
-		FROM audience_batches b JOIN audience_uploads u ON u.id = b.upload_id
-		WHERE b.upload_id = $1 AND b.seq = $2`, uploadID, seq).Scan(&b.state, &b.body, &b.users, &b.accountID, &b.audienceID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return &PermanentError{Err: fmt.Errorf("audience upload %d: batch %d not found", uploadID, seq)}
-	}
-	if err != nil {
-		return err
-	}
-	if b.state == "done" || b.state == "failed" {
-		// Finished: never sent again (a rerun or a duplicate job).
-		return nil
-	}
-	if _, err := s.Pool.Exec(ctx, `UPDATE audience_batches SET state = 'sent', attempts = attempts + 1, sent_at = now()
-		WHERE upload_id = $1 AND seq = $2`, uploadID, seq); err != nil {
+	b, err := s.claim(ctx, uploadID, seq)
+	if err != nil || b == nil {
 		return err
 	}
 	tries := s.Tries
@@ -94,12 +79,7 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 	if backoff <= 0 {
 		backoff = 200 * time.Millisecond
 	}
-	req := &api.Request{
-		Method: "POST", Base: api.BaseAds, Auth: api.AuthUser,
-		Path:     "/12/accounts/" + url.PathEscape(b.accountID) + "/custom_audiences/" + url.PathEscape(b.audienceID) + "/users",
-		Endpoint: api.EndpointAudienceUsers, AccountID: b.accountID,
-		JSON: b.body, Idempotent: true, // the same users sent again change nothing
-	}
+	req := usersRequest(b)
 	c := s.API
 	if s.ClientFor != nil {
 		if c, err = s.ClientFor(ctx, b.accountID); err != nil {
@@ -122,17 +102,13 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 			retried++
 		}
 		if err == nil {
-			ans, derr := api.Decode[api.Single[countAnswer]](api.EndpointAudienceUsers, resp.Body)
-			if derr == nil && s.OnAnswer != nil && ans.Data.SuccessCount != nil {
-				s.OnAnswer(b.users, *ans.Data.SuccessCount)
-			}
-			if derr != nil {
-				err = derr
-			} else if c := ans.Data; c.SuccessCount != nil && c.TotalCount != nil && *c.SuccessCount == *c.TotalCount && *c.TotalCount == b.users {
-				return s.finish(ctx, uploadID, seq, "done", retried, *c.SuccessCount, *c.TotalCount, "", nil)
-			} else {
+			var n countAnswer
+			if n, err = s.decodeCounts(b, resp.Body); err == nil {
+				if n.SuccessCount != nil && n.TotalCount != nil && *n.SuccessCount == *n.TotalCount && *n.TotalCount == b.users {
+					return s.finish(ctx, uploadID, seq, "done", retried, *n.SuccessCount, *n.TotalCount, "", nil)
+				}
 				// Spec: "any difference means retry".
-				err = fmt.Errorf("success_count %s of total_count %s for %d users sent", intOrNull(c.SuccessCount), intOrNull(c.TotalCount), b.users)
+				err = fmt.Errorf("success_count %s of total_count %s for %d users sent", intOrNull(n.SuccessCount), intOrNull(n.TotalCount), b.users)
 				_ = s.note(ctx, uploadID, seq, retried, err)
 				lastErr = err
 				continue
@@ -141,26 +117,85 @@ func (s *Sender) Send(ctx context.Context, uploadID int64, seq int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if api.Explain(err).Verdict != api.Final {
-			// A wait the service named, or a fault the client already
-			// retried as far as it does: the job snoozes or tries later.
-			_ = s.note(ctx, uploadID, seq, retried, err)
-			return err
-		}
-		var be *api.BatchError
-		errors.As(err, &be)
-		var opErrs []api.OperationError
-		if be != nil {
-			opErrs = be.Errors
-		}
-		if ferr := s.finish(ctx, uploadID, seq, "failed", retried, 0, 0, err.Error(), opErrs); ferr != nil {
-			return ferr
-		}
-		return &PermanentError{Err: err}
+		return s.refused(ctx, uploadID, seq, retried, err)
 	}
 	return fmt.Errorf("audience upload %d batch %d: %d sends: %w", uploadID, seq, tries, lastErr)
 }
 
+// claim reads batch seq of upload uploadID and marks it sent (one more
+// attempt). It returns nil, and sends nothing, for a batch already done or
+// failed, and a *PermanentError for a batch that does not exist.
+func (s *Sender) claim(ctx context.Context, uploadID int64, seq int) (*batchRow, error) {
+	var b batchRow
+	err := s.Pool.QueryRow(ctx, `
+		SELECT b.state, b.body, b.user_count, u.account_id, u.audience_id
+		FROM audience_batches b JOIN audience_uploads u ON u.id = b.upload_id
+		WHERE b.upload_id = $1 AND b.seq = $2`, uploadID, seq).Scan(&b.state, &b.body, &b.users, &b.accountID, &b.audienceID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, &PermanentError{Err: fmt.Errorf("audience upload %d: batch %d not found", uploadID, seq)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if b.state == "done" || b.state == "failed" {
+		// Finished: never sent again (a rerun or a duplicate job).
+		return nil, nil
+	}
+	if _, err := s.Pool.Exec(ctx, `UPDATE audience_batches SET state = 'sent', attempts = attempts + 1, sent_at = now()
+		WHERE upload_id = $1 AND seq = $2`, uploadID, seq); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// usersRequest is the POST of b's users to its audience.
+func usersRequest(b *batchRow) *api.Request {
+	return &api.Request{
+		Method: "POST", Base: api.BaseAds, Auth: api.AuthUser,
+		Path:     "/12/accounts/" + url.PathEscape(b.accountID) + "/custom_audiences/" + url.PathEscape(b.audienceID) + "/users",
+		Endpoint: api.EndpointAudienceUsers, AccountID: b.accountID,
+		JSON: b.body, Idempotent: true, // the same users sent again change nothing
+	}
+}
+
+// decodeCounts decodes the counts of an answer to b's send and tells
+// OnAnswer the users sent and accepted.
+func (s *Sender) decodeCounts(b *batchRow, body []byte) (countAnswer, error) {
+	ans, err := api.Decode[api.Single[countAnswer]](api.EndpointAudienceUsers, body)
+	if err != nil {
+		return countAnswer{}, err
+	}
+	if s.OnAnswer != nil && ans.Data.SuccessCount != nil {
+		s.OnAnswer(b.users, *ans.Data.SuccessCount)
+	}
+	return ans.Data, nil
+}
+
+// refused ends a send that failed with err: a wait the service named, or a
+// fault the client already retried as far as it does, is noted and
+// returned for the job to snooze or try later; anything else marks the
+// batch failed, with its item errors, and is returned as a
+// *PermanentError.
+func (s *Sender) refused(ctx context.Context, uploadID int64, seq, retried int, err error) error {
+	if api.Explain(err).Verdict != api.Final {
+		// A wait the service named, or a fault the client already
+		// retried as far as it does: the job snoozes or tries later.
+		_ = s.note(ctx, uploadID, seq, retried, err)
+		return err
+	}
+	var be *api.BatchError
+	errors.As(err, &be)
+	var opErrs []api.OperationError
+	if be != nil {
+		opErrs = be.Errors
+	}
+	if ferr := s.finish(ctx, uploadID, seq, "failed", retried, 0, 0, err.Error(), opErrs); ferr != nil {
+		return ferr
+	}
+	return &PermanentError{Err: err}
+}
+
+// intOrNull is *p, or "null" for nil.
 func intOrNull(p *int) string {
 	if p == nil {
 		return "null"

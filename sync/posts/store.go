@@ -31,29 +31,54 @@ func StoreResponse(ctx context.Context, tx pgx.Tx, requested []string, resp Resp
 	now = now.UTC()
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	var b pgx.Batch
-
-	users, err := decodeEach[User]("includes.users", resp.Includes.Users)
+	if err := queueIncludes(&b, &st, resp, now); err != nil {
+		return st, err
+	}
+	found, err := queuePosts(&b, &st, resp, now, day)
 	if err != nil {
 		return st, err
 	}
+	if err := queueStatuses(&b, &st, requested, found, resp.Errors, now); err != nil {
+		return st, err
+	}
+	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+		return st, fmt.Errorf("storing posts: %w", err)
+	}
+	return st, nil
+}
+
+// queueIncludes queues the upserts of the answer's included users and
+// media, and notes their ids and keys in st.
+func queueIncludes(b *pgx.Batch, st *Stored, resp Response, now time.Time) error {
+	users, err := decodeEach[User]("includes.users", resp.Includes.Users)
+	if err != nil {
+		return err
+	}
 	for i, u := range users {
 		if u.ID == "" {
-			return st, fmt.Errorf("%s: includes.users[%d] has no id", Endpoint, i)
+			return fmt.Errorf("%s: includes.users[%d] has no id", Endpoint, i)
 		}
-		queueUser(&b, u, resp.Includes.Users[i], now)
+		queueUser(b, u, resp.Includes.Users[i], now)
 		st.Users = append(st.Users, u.ID)
 	}
 	media, err := decodeEach[Media]("includes.media", resp.Includes.Media)
 	if err != nil {
-		return st, err
+		return err
 	}
 	for i, m := range media {
 		if m.MediaKey == "" {
-			return st, fmt.Errorf("%s: includes.media[%d] has no media_key", Endpoint, i)
+			return fmt.Errorf("%s: includes.media[%d] has no media_key", Endpoint, i)
 		}
-		queueMedia(&b, m, resp.Includes.Media[i], now)
+		queueMedia(b, m, resp.Includes.Media[i], now)
 		st.Media = append(st.Media, m.MediaKey)
 	}
+	return nil
+}
+
+// queuePosts queues the upserts of the answer's posts, requested (data)
+// and referenced (includes.posts), counts them in st and returns the ids
+// of the requested posts found.
+func queuePosts(b *pgx.Batch, st *Stored, resp Response, now, day time.Time) (map[string]bool, error) {
 	found := map[string]bool{}
 	for _, list := range []struct {
 		name string
@@ -61,26 +86,32 @@ func StoreResponse(ctx context.Context, tx pgx.Tx, requested []string, resp Resp
 	}{{"data", resp.Data}, {"includes.posts", resp.Includes.Posts}} {
 		posts, err := decodeEach[Post](list.name, list.raws)
 		if err != nil {
-			return st, err
+			return nil, err
 		}
 		for i, p := range posts {
 			if p.ID == "" {
-				return st, fmt.Errorf("%s: %s[%d] has no id", Endpoint, list.name, i)
+				return nil, fmt.Errorf("%s: %s[%d] has no id", Endpoint, list.name, i)
 			}
-			queuePost(&b, p, list.raws[i], now, day)
+			queuePost(b, p, list.raws[i], now, day)
 			st.Posts++
 			if list.name == "data" {
 				found[p.ID] = true
 			}
 		}
 	}
+	return found, nil
+}
 
+// queueStatuses queues the status row of each requested id: found, or not
+// found with the problem the answer's errors name for it (or, when they
+// name none, "Not Found Error"), and notes each id in st.
+func queueStatuses(b *pgx.Batch, st *Stored, requested []string, found map[string]bool, errs []json.RawMessage, now time.Time) error {
 	problems := map[string]Problem{}
 	problemRaw := map[string]json.RawMessage{}
-	for _, raw := range resp.Errors {
+	for _, raw := range errs {
 		var p Problem
 		if err := json.Unmarshal(raw, &p); err != nil {
-			return st, fmt.Errorf("%s: decoding errors: %w", Endpoint, err)
+			return fmt.Errorf("%s: decoding errors: %w", Endpoint, err)
 		}
 		if id := p.PostID(); id != "" {
 			problems[id], problemRaw[id] = p, raw
@@ -103,10 +134,7 @@ func StoreResponse(ctx context.Context, tx pgx.Tx, requested []string, resp Resp
 			ON CONFLICT (post_id) DO UPDATE SET found = false, error = EXCLUDED.error, detail = EXCLUDED.detail,
 				problem = EXCLUDED.problem, checked_at = EXCLUDED.checked_at`, id, title, detail, rawOrNil(raw), now)
 	}
-	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-		return st, fmt.Errorf("storing posts: %w", err)
-	}
-	return st, nil
+	return nil
 }
 
 func queuePost(b *pgx.Batch, p Post, raw json.RawMessage, now, day time.Time) {

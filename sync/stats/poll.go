@@ -115,65 +115,16 @@ func (r *Runner) pollAccount(ctx context.Context, j jobRow) error {
 	expected := r.expected(ctx)
 	var own error
 	err = pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('adsync stats poll ' || $1))`, account); err != nil {
+		polled, err := r.polledSince(ctx, tx, j)
+		if err != nil || polled {
 			return err
-		}
-		// Another worker may have polled while this one waited for the lock.
-		var fresh bool
-		if err := tx.QueryRow(ctx, `SELECT state <> 'waiting' OR service_job_id IS DISTINCT FROM $2 OR file_url IS NOT NULL
-    OR coalesce(next_poll_at > $3, false) FROM stats_jobs WHERE id = $1`, j.id, j.serviceJobID, r.clock()).Scan(&fresh); err != nil {
-			return err
-		}
-		if fresh {
-			return nil
 		}
 		open, err := openRows(ctx, tx, account)
 		if err != nil {
 			return err
 		}
-		var still []int64
-		var round time.Time
-		for chunk := range slices.Chunk(open, MaxPollIDs) {
-			ids := make([]string, len(chunk))
-			for i, o := range chunk {
-				ids[i] = o.job
-			}
-			list, err := ListJobs(ctx, c, account, ids)
-			if err != nil {
-				return err
-			}
-			now := r.clock()
-			for _, o := range chunk {
-				i := slices.IndexFunc(list, func(sj ServiceJob) bool { return sj.ID == o.job })
-				var sj *ServiceJob
-				if i >= 0 {
-					sj = &list[i]
-				}
-				isOpen, err := r.record(ctx, tx, o, sj, now)
-				switch {
-				case err != nil && o.id == j.id:
-					own = err
-				case err != nil:
-					// Left as it is: the row's own attempt polls it and meets
-					// the error itself.
-				case isOpen:
-					still = append(still, o.id)
-					var asked time.Time
-					if o.asked != nil {
-						asked = *o.asked
-					}
-					if d := due(asked, now, expected); round.IsZero() || d.Before(round) {
-						round = d
-					}
-				}
-			}
-		}
-		if len(still) > 0 {
-			round = maxTime(round, r.clock().Add(pollMin))
-			if _, err := tx.Exec(ctx, `UPDATE stats_jobs SET next_poll_at = $2, updated_at = now() WHERE id = ANY($1)`,
-				still, round); err != nil {
-				return err
-			}
+		if own, err = r.pollRows(ctx, tx, c, j, open, expected); err != nil {
+			return err
 		}
 		// The round's requests, counted on the row that made them, last:
 		// the transaction is done with the service.
@@ -186,6 +137,75 @@ func (r *Runner) pollAccount(ctx context.Context, j jobRow) error {
 		return err
 	}
 	return own
+}
+
+// polledSince takes the lock of j's account's poll rounds, for the rest
+// of tx, and reports whether another worker polled j while this one waited
+// for it (j is no longer waiting on the same job, or has its file, or is
+// not yet due).
+func (r *Runner) polledSince(ctx context.Context, tx pgx.Tx, j jobRow) (bool, error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('adsync stats poll ' || $1))`, j.q.Account.ID); err != nil {
+		return false, err
+	}
+	var fresh bool
+	if err := tx.QueryRow(ctx, `SELECT state <> 'waiting' OR service_job_id IS DISTINCT FROM $2 OR file_url IS NOT NULL
+    OR coalesce(next_poll_at > $3, false) FROM stats_jobs WHERE id = $1`, j.id, j.serviceJobID, r.clock()).Scan(&fresh); err != nil {
+		return false, err
+	}
+	return fresh, nil
+}
+
+// pollRows asks the service about open's jobs, MaxPollIDs a request,
+// records each answer, and sets when the rows still open are next looked
+// at (the earliest of their due times, pollMin from now at the soonest).
+// own is the error of recording j's own row.
+func (r *Runner) pollRows(ctx context.Context, tx pgx.Tx, c *api.Client, j jobRow, open []openRow, expected time.Duration) (own, err error) {
+	account := j.q.Account.ID
+	var still []int64
+	var round time.Time
+	for chunk := range slices.Chunk(open, MaxPollIDs) {
+		ids := make([]string, len(chunk))
+		for i, o := range chunk {
+			ids[i] = o.job
+		}
+		list, err := ListJobs(ctx, c, account, ids)
+		if err != nil {
+			return nil, err
+		}
+		now := r.clock()
+		for _, o := range chunk {
+			i := slices.IndexFunc(list, func(sj ServiceJob) bool { return sj.ID == o.job })
+			var sj *ServiceJob
+			if i >= 0 {
+				sj = &list[i]
+			}
+			isOpen, err := r.record(ctx, tx, o, sj, now)
+			switch {
+			case err != nil && o.id == j.id:
+				own = err
+			case err != nil:
+				// Left as it is: the row's own attempt polls it and meets
+				// the error itself.
+			case isOpen:
+				still = append(still, o.id)
+				var asked time.Time
+				if o.asked != nil {
+					asked = *o.asked
+				}
+				if d := due(asked, now, expected); round.IsZero() || d.Before(round) {
+					round = d
+				}
+			}
+		}
+	}
+	if len(still) > 0 {
+		round = maxTime(round, r.clock().Add(pollMin))
+		if _, err := tx.Exec(ctx, `UPDATE stats_jobs SET next_poll_at = $2, updated_at = now() WHERE id = ANY($1)`,
+			still, round); err != nil {
+			return nil, err
+		}
+	}
+	return own, nil
 }
 
 // openRows are the account's waiting rows whose job is not known to be

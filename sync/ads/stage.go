@@ -1,0 +1,142 @@
+package ads
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/adsync/adsync/sync/store"
+)
+
+// stage canonicalizes one record (see canonicalizer) and hashes it, reusing
+// c's buffers (one canonicalizer per page).
+func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.StagedRecord, error) {
+	e := u.Entity
+	c.deletedField, c.deletedValue = e.DeletedField, e.DeletedValue
+	canon, err := c.canonical(raw, e.Key())
+	if errors.Is(err, errSyntax) {
+		// Not valid JSON: the page's decode would have refused it so
+		// (the split left the records to this validator).
+		if jerr := json.Unmarshal(raw, new(json.RawMessage)); jerr != nil {
+			err = jerr
+		}
+		return store.StagedRecord{}, fmt.Errorf("%s: decoding the response: %w", e.Endpoint, err)
+	}
+	if err != nil {
+		return store.StagedRecord{}, fmt.Errorf("a record is not a JSON object: %v", err)
+	}
+	id := c.id
+	if id == "" {
+		return store.StagedRecord{}, fmt.Errorf("a record has no %s", e.Key())
+	}
+	if e.Scope == PerParent && e.Key() != "id" {
+		// Targeted-by entries are keyed by campaign within an audience.
+		id = part + "/" + id
+	}
+	sum := sha256.Sum256(canon)
+	r := store.StagedRecord{AccountID: u.AccountID, ID: id, Raw: c.keep(canon), DocHash: hex.EncodeToString(sum[:])}
+	if e.Scope == PerParent {
+		r.ParentID = part
+	}
+	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
+	r.Deleted = c.deleted
+	return r, nil
+}
+
+// keep copies canon into the arena, or into a buffer of its own when the
+// arena is full.
+func (c *canonicalizer) keep(canon []byte) []byte {
+	if cap(c.arena)-len(c.arena) < len(canon) {
+		return bytes.Clone(canon)
+	}
+	start := len(c.arena)
+	c.arena = append(c.arena, canon...)
+	return c.arena[start:len(c.arena):len(c.arena)]
+}
+
+// stamp is an RFC 3339 time in UTC, nil when s is not one.
+func stamp(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// canonicalizers are storePage's, kept from page to page.
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
+
+// stagedPage is a page's records read and canonicalized, ready to store.
+type stagedPage struct {
+	raws []json.RawMessage
+	// recs are the distinct records (the last copy of a repeated id wins),
+	// ids their ids.
+	recs           []store.StagedRecord
+	ids            []string
+	oldest, newest *time.Time
+}
+
+// pagePrint is the print of a listed page (see store.ClaimPrints): the
+// SHA-256 of its part and its raw records, each preceded by its length.
+func pagePrint(part string, raws []json.RawMessage) []byte {
+	h := sha256.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+	h.Write(n[:])
+	h.Write([]byte(part))
+	for _, raw := range raws {
+		binary.BigEndian.PutUint64(n[:], uint64(len(raw)))
+		h.Write(n[:])
+		h.Write(raw)
+	}
+	return h.Sum(nil)
+}
+
+// stagePage canonicalizes a page's records into c's arena.
+func (c *canonicalizer) stagePage(u *Unit, part string, raws []json.RawMessage) (*stagedPage, error) {
+	p := &stagedPage{raws: raws, recs: make([]store.StagedRecord, 0, len(raws))}
+	index := make(map[string]int, len(raws))
+	// A record's canonical bytes are at most a few bytes longer than its
+	// raw ones, but for escapes.
+	size := 0
+	for _, raw := range raws {
+		size += len(raw)
+	}
+	if size += size / 8; cap(c.arena) < size {
+		c.arena = make([]byte, 0, size)
+	}
+	c.arena = c.arena[:0]
+	for _, raw := range raws {
+		r, err := c.stage(u, part, raw)
+		if err != nil {
+			return nil, err
+		}
+		if t := r.UpdatedAt; t != nil {
+			if p.oldest == nil || t.Before(*p.oldest) {
+				p.oldest = t
+			}
+			if p.newest == nil || t.After(*p.newest) {
+				p.newest = t
+			}
+		}
+		// One statement cannot update a row twice: the last copy wins.
+		if i, ok := index[r.ID]; ok {
+			p.recs[i] = r
+			continue
+		}
+		index[r.ID] = len(p.recs)
+		p.recs = append(p.recs, r)
+	}
+	p.ids = make([]string, len(p.recs))
+	for i := range p.recs {
+		p.ids[i] = p.recs[i].ID
+	}
+	return p, nil
+}
