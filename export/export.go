@@ -29,6 +29,13 @@ type Options struct {
 	// RowsPerFile and RowsPerRowGroup bound file size and memory (defaults
 	// 1,000,000 and 50,000).
 	RowsPerFile, RowsPerRowGroup int64
+	// Format is FormatParquet (the default) or FormatIceberg.
+	Format string
+	// Catalog and Namespace name the Iceberg tables (default "adsync").
+	Catalog, Namespace string
+	// SnapshotRetention is how long an Iceberg table keeps a snapshot that
+	// is no longer current (default 30 days).
+	SnapshotRetention time.Duration
 	// Progress is told the rows written so far per table (may be nil).
 	Progress func(table string, rows int64)
 
@@ -51,6 +58,18 @@ func (opts Options) withDefaults() Options {
 	if opts.Trigger == "" {
 		opts.Trigger = "manual"
 	}
+	if opts.Format == "" {
+		opts.Format = FormatParquet
+	}
+	if opts.Catalog == "" {
+		opts.Catalog = DefaultIcebergName
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultIcebergName
+	}
+	if opts.SnapshotRetention <= 0 {
+		opts.SnapshotRetention = DefaultSnapshotRetention
+	}
 	return opts
 }
 
@@ -62,6 +81,10 @@ type TableResult struct {
 	Low               *time.Time `json:"changed_after,omitempty"`
 	High              time.Time  `json:"changed_up_to"`
 	Files             []FileInfo `json:"files"`
+	// Snapshot and MetadataLocation are the Iceberg snapshot the run
+	// committed for the table (none when nothing changed).
+	Snapshot         int64  `json:"snapshot_id,omitempty"`
+	MetadataLocation string `json:"metadata_location,omitempty"`
 }
 
 // Result is a finished run (and its manifest).
@@ -74,6 +97,8 @@ type Result struct {
 	// OutputID is the id in the output folder's marker.
 	OutputID string        `json:"output_id"`
 	Tables   []TableResult `json:"tables"`
+	// Iceberg is what an Iceberg export committed and collected.
+	Iceberg *IcebergReport `json:"iceberg,omitempty"`
 	// Manifest is the manifest's path.
 	Manifest string `json:"-"`
 }
@@ -108,20 +133,18 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	if _, err := ParseOutput(opts.Out); err != nil {
 		return nil, err
 	}
-
-	conn, err := pool.Acquire(ctx)
+	switch opts.Format {
+	case FormatIceberg:
+		return runIceberg(ctx, pool, tables, opts)
+	case FormatParquet:
+	default:
+		return nil, &OutputError{fmt.Sprintf("export: format %q is not supported (parquet or iceberg)", opts.Format)}
+	}
+	release, err := lockExports(ctx, pool)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Release()
-	var locked bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey).Scan(&locked); err != nil {
-		return nil, err
-	}
-	if !locked {
-		return nil, ErrExportRunning
-	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey) }()
+	defer release()
 
 	out, err := openOutput(ctx, pool, opts.Out)
 	if err != nil {
@@ -195,6 +218,28 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	}
 	out.finish(ctx, res.RunID)
 	return res, nil
+}
+
+// lockExports takes the lock that serializes export runs on this database
+// (ErrExportRunning when another run holds it) and returns its release.
+func lockExports(ctx context.Context, pool *pgxpool.Pool) (func(), error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey).Scan(&locked); err != nil {
+		conn.Release()
+		return nil, err
+	}
+	if !locked {
+		conn.Release()
+		return nil, ErrExportRunning
+	}
+	return func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey)
+		conn.Release()
+	}, nil
 }
 
 // commit writes the run's manifest and records the run in one step: in the
@@ -335,6 +380,12 @@ type rowBatch struct {
 	arena []byte
 }
 
+// rowWriter takes the rows pipeRows reads: a run's Parquet files
+// (partWriter) or an Iceberg table's data files (icebergWriter).
+type rowWriter interface {
+	writeRows(rows []parquet.Row) error
+}
+
 // batchesInFlight bounds the batches between the reader and the writer (and
 // so the memory they hold): the writer hands each batch back once written,
 // and the reader fills it again, so a run allocates them once.
@@ -345,7 +396,7 @@ const batchesInFlight = 4
 // compresses them, so both cores work. afterRow is called after each row.
 // The writer copies every value it is given, so a written batch's slab and
 // arena are filled again rather than garbage for the collector.
-func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
+func pipeRows(rows rawRows, b *rowBuilder, pw rowWriter, afterRow func(n int64) error) (int64, error) {
 	if err := b.check(rows.FieldDescriptions()); err != nil {
 		return 0, err
 	}

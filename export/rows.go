@@ -32,6 +32,9 @@ type rowBuilder struct {
 	cols  []Column
 	run   int64
 	types *pgtype.Map
+	// micros writes timestamps in microseconds (Iceberg's unit), not
+	// milliseconds.
+	micros bool
 	// arena holds copies of the bytes of a batch's values: the raw values
 	// are only valid until the next row is read.
 	arena []byte
@@ -65,6 +68,7 @@ func (b *rowBuilder) copyBytes(p []byte) []byte {
 const (
 	postgresEpochDays   = 10957
 	postgresEpochMillis = postgresEpochDays * 86400 * 1000
+	postgresEpochMicros = postgresEpochMillis * 1000
 )
 
 // append appends the values of the current row to row.
@@ -138,7 +142,11 @@ func (b *rowBuilder) value(row parquet.Row, col int, c Column, f pgconn.FieldDes
 		if us == math.MaxInt64 || us == math.MinInt64 {
 			return row, fmt.Errorf("an infinite timestamp cannot be exported")
 		}
-		v = parquet.Int64Value(floorDiv(us, 1000) + postgresEpochMillis)
+		if b.micros {
+			v = parquet.Int64Value(us + postgresEpochMicros)
+		} else {
+			v = parquet.Int64Value(floorDiv(us, 1000) + postgresEpochMillis)
+		}
 	case Date:
 		if f.DataTypeOID != pgtype.DateOID || len(raw) != 4 {
 			return b.fallback(row, col, c, f, raw, def)
@@ -250,6 +258,9 @@ func (b *rowBuilder) fallback(row parquet.Row, col int, c Column, f pgconn.Field
 			row = append(row, parquet.NullValue().Level(0, 0, col))
 		}
 		return row, nil
+	}
+	if t, ok := x.(interface{ UnixMicro() int64 }); ok && c.Kind == Timestamp && b.micros {
+		return append(row, parquet.Int64Value(t.UnixMicro()).Level(0, def, col)), nil
 	}
 	if t, ok := x.(interface{ UnixMilli() int64 }); ok && c.Kind == Timestamp {
 		return append(row, parquet.Int64Value(t.UnixMilli()).Level(0, def, col)), nil

@@ -1,0 +1,239 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+// icebergSetup is a database holding test_items (unpartitioned), campaigns
+// of three accounts (partitioned by account) and analytics over two months
+// (by account and month), and a folder to export into.
+func icebergSetup(t *testing.T) (*pgxpool.Pool, string) {
+	t.Helper()
+	pool, out := setup(t, 40)
+	insertCampaigns(t, pool, 1, 30)
+	_, err := pool.Exec(context.Background(), `INSERT INTO ad_stats (account_id, entity_type, entity_id, placement, granularity,
+			bucket_date, impressions, billed_charge_local_micro, fetched_at)
+		SELECT 'acct' || (g % 3), 'CAMPAIGN', 'c' || g, 'ALL_ON_SVC', 'DAY', date '2026-01-20' + (g % 20), g * 10, g * 1500000, now()
+		FROM generate_series(1, 30) g`)
+	require.NoError(t, err)
+	return pool, out
+}
+
+// insertCampaigns adds campaigns from..to, spread over three accounts.
+func insertCampaigns(t *testing.T, pool *pgxpool.Pool, from, to int) {
+	t.Helper()
+	_, err := pool.Exec(context.Background(), `INSERT INTO campaigns (account_id, id, name, entity_status, reasons_not_servable,
+			daily_budget_amount_local_micro, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at)
+		SELECT 'acct' || (g % 3), 'c' || g, 'Campaign ' || g, 'ACTIVE', ARRAY['PAUSED_BY_ADVERTISER'], g * 1000,
+			jsonb_build_object('id', 'c' || g), timestamptz '2026-01-01 00:00:00.123456+00' + g * interval '1 hour', NULL, false, md5(g::text), now(), now()
+		FROM generate_series($1::int, $2::int) g`, from, to)
+	require.NoError(t, err)
+}
+
+// icebergTable is one table for icebird_read.mjs.
+type icebergTable struct {
+	Name     string      `json:"name"`
+	URL      string      `json:"url"`
+	Metadata string      `json:"metadata,omitempty"`
+	Columns  [][2]string `json:"columns"`
+}
+
+// s3Read is how icebird_read.mjs reaches the S3 server.
+type s3Read struct {
+	Endpoint string `json:"endpoint"`
+	Region   string `json:"region"`
+	Key      string `json:"key"`
+	Secret   string `json:"secret"`
+}
+
+// kindName is how icebird_read.mjs canonicalizes a column of kind k.
+func kindName(k Kind) string {
+	switch k {
+	case Timestamp:
+		return "timestamp"
+	case Date:
+		return "date"
+	case Micros:
+		return "micros"
+	case StringList, Int64List:
+		return "list"
+	}
+	return "value"
+}
+
+// canonicalSQL is a column's value as icebird_read.mjs prints it, in SQL.
+func canonicalSQL(c Column) string {
+	e := "(" + c.expr() + ")"
+	switch c.Kind {
+	case Timestamp:
+		return "floor(extract(epoch FROM " + e + ") * 1000)::bigint::text"
+	case Float64:
+		return e + "::float8::text"
+	case StringList, Int64List:
+		return "array_to_string(" + e + ", E'\\x1f')"
+	case Bool:
+		return "CASE WHEN " + e + " THEN 'true' WHEN NOT " + e + " THEN 'false' END"
+	}
+	return e + "::text"
+}
+
+// readIceberg reads tables of the catalog (their current metadata files,
+// or the metadata files given by name) with icebird.
+func readIceberg(t *testing.T, pool *pgxpool.Pool, tables []Table, metadata map[string]string, s3 *s3Read) map[string][][]*string {
+	t.Helper()
+	var req []icebergTable
+	for _, tb := range tables {
+		loc := metadata[tb.Name]
+		if loc == "" {
+			loc = currentMetadata(t, pool, tb.Name)
+		}
+		it := icebergTable{Name: tb.Name, URL: loc[:strings.LastIndex(loc, "/metadata/")], Metadata: path.Base(loc)}
+		it.Columns = append(it.Columns, [2]string{RunColumn, "value"})
+		for _, c := range tb.Columns {
+			it.Columns = append(it.Columns, [2]string{c.Name, kindName(c.Kind)})
+		}
+		req = append(req, it)
+	}
+	arg, err := json.Marshal(map[string]any{"tables": req, "s3": s3})
+	require.NoError(t, err)
+	dir, err := filepath.Abs("testdata")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "node_modules", "icebird"))
+	require.NoError(t, err, "icebird is missing: run make test-deps (bash .ci/test-deps)")
+	cmd := exec.Command("node", filepath.Join(dir, "icebird_read.mjs"))
+	cmd.Stdin = strings.NewReader(string(arg))
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "icebird: %s (request %s)", stderr.String(), arg[:min(len(arg), 400)])
+	var res map[string][][]*string
+	require.NoError(t, json.Unmarshal(out, &res))
+	return res
+}
+
+// currentMetadata is the catalog's metadata file of a table.
+func currentMetadata(t *testing.T, pool *pgxpool.Pool, name string) string {
+	t.Helper()
+	var loc string
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT metadata_location FROM iceberg_tables
+		WHERE catalog_name = 'adsync' AND table_namespace = 'adsync' AND table_name = $1`, name).Scan(&loc))
+	return loc
+}
+
+// postgresRows is every row of tb in Postgres as icebird_read.mjs prints
+// it, the run column left out.
+func postgresRows(t *testing.T, pool *pgxpool.Pool, tb Table) [][]*string {
+	t.Helper()
+	cols := make([]string, len(tb.Columns))
+	for i, c := range tb.Columns {
+		cols[i] = canonicalSQL(c)
+	}
+	rows, err := pool.Query(context.Background(), fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), tb.From))
+	require.NoError(t, err)
+	defer rows.Close()
+	var out [][]*string
+	for rows.Next() {
+		vals := make([]*string, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		out = append(out, vals)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// requireIcebergEqualsPostgres checks that icebird reads every row of
+// every table as Postgres holds it, each once. sync_runs is compared
+// without the runs from the newest export on (the export records itself
+// while it runs).
+func requireIcebergEqualsPostgres(t *testing.T, pool *pgxpool.Pool, tables []Table, s3 *s3Read, res *Result) map[string][][]*string {
+	t.Helper()
+	got := readIceberg(t, pool, tables, nil, s3)
+	for _, tb := range tables {
+		var rows [][]*string
+		for _, r := range got[tb.Name] {
+			rows = append(rows, r[1:]) // the run column is the export's own
+		}
+		want := postgresRows(t, pool, tb)
+		if tb.Name == "sync_runs" {
+			want, rows = runsBefore(want, res.RunID), runsBefore(rows, res.RunID)
+		}
+		require.Equal(t, sortedRows(want), sortedRows(rows), "table %s", tb.Name)
+	}
+	return got
+}
+
+// runsBefore keeps the sync_runs rows of runs before run.
+func runsBefore(rows [][]*string, run int64) [][]*string {
+	var out [][]*string
+	for _, r := range rows {
+		if id, _ := strconv.ParseInt(*r[0], 10, 64); id < run {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func sortedRows(rows [][]*string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		b, _ := json.Marshal(r)
+		out[i] = string(b)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func exportIceberg(t *testing.T, pool *pgxpool.Pool, out string, opts Options) *Result {
+	t.Helper()
+	opts.Out, opts.Format = out, FormatIceberg
+	start := time.Now()
+	res, err := Run(context.Background(), pool, opts)
+	require.NoError(t, err)
+	t.Logf("iceberg export: %d tables in %s", len(res.Tables), time.Since(start))
+	return res
+}
+
+func TestIcebergFullExportEqualsPostgresInIcebird(t *testing.T) {
+	pool, out := icebergSetup(t)
+	res := exportIceberg(t, pool, out, Options{})
+	require.Equal(t, len(Tables()), len(res.Tables))
+	got := requireIcebergEqualsPostgres(t, pool, Tables(), nil, res)
+	require.Len(t, got["test_items"], 40)
+	require.Len(t, got["campaigns"], 30)
+	require.Len(t, got["ad_stats"], 30)
+
+	// Partitioned as promised: campaigns by account, analytics by account
+	// and month.
+	byTable := map[string][]string{}
+	for _, tr := range res.Tables {
+		for _, f := range tr.Files {
+			rel, err := filepath.Rel(filepath.Join(out, "adsync", tr.Name, "data"), strings.TrimPrefix(f.Path, "file://"))
+			require.NoError(t, err)
+			byTable[tr.Name] = append(byTable[tr.Name], filepath.Dir(rel))
+		}
+	}
+	sort.Strings(byTable["campaigns"])
+	require.Equal(t, []string{"account_id=acct0", "account_id=acct1", "account_id=acct2"}, byTable["campaigns"])
+	require.Contains(t, byTable["ad_stats"], "account_id=acct1/date_month=2026-02")
+	require.Len(t, byTable["ad_stats"], 6)
+	require.Equal(t, []string{"."}, byTable["test_items"])
+}
