@@ -237,3 +237,135 @@ func TestIcebergFullExportEqualsPostgresInIcebird(t *testing.T) {
 	require.Len(t, byTable["ad_stats"], 6)
 	require.Equal(t, []string{"."}, byTable["test_items"])
 }
+
+// icebergTestTables are the tables the Iceberg tests export: one
+// unpartitioned, one by account, one by account and month.
+var icebergTestTables = []string{"test_items", "campaigns", "ad_stats"}
+
+func selectTables(t *testing.T, names ...string) []Table {
+	t.Helper()
+	tables, err := Select(names)
+	require.NoError(t, err)
+	return tables
+}
+
+// accountsOf lists the account partitions of a table's files in res.
+func accountsOf(res *Result, table string) []string {
+	seen := map[string]bool{}
+	for _, tr := range res.Tables {
+		for _, f := range tr.Files {
+			if tr.Name == table {
+				_, rest, _ := strings.Cut(f.Path, "/data/account_id=")
+				acct, _, _ := strings.Cut(rest, "/")
+				seen[acct] = true
+			}
+		}
+	}
+	var out []string
+	for a := range seen {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func tableResult(res *Result, name string) TableResult {
+	for _, tr := range res.Tables {
+		if tr.Name == name {
+			return tr
+		}
+	}
+	return TableResult{}
+}
+
+func TestIcebergIncrementalExportReplacesOnlyTheChangedPartitionsAndKeepsTheOldSnapshotReadable(t *testing.T) {
+	pool, out := icebergSetup(t)
+	ctx := context.Background()
+	tables := selectTables(t, icebergTestTables...)
+	first := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	before := map[string][][]*string{}
+	oldMeta := map[string]string{}
+	for _, tb := range tables {
+		before[tb.Name] = postgresRows(t, pool, tb)
+		oldMeta[tb.Name] = currentMetadata(t, pool, tb.Name)
+	}
+
+	// A sync changes a campaign of acct1, tombstones one of acct2 and adds
+	// two; a re-pull replaces February of acct0, one of its rows gone.
+	_, err := pool.Exec(ctx, `UPDATE campaigns SET name = 'renamed', last_synced_at = now() WHERE id = 'c1'`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE campaigns SET deleted = true, last_synced_at = now() WHERE id = 'c2'`)
+	require.NoError(t, err)
+	insertCampaigns(t, pool, 31, 32) // acct1, acct2
+	_, err = pool.Exec(ctx, `DELETE FROM ad_stats WHERE account_id = 'acct0' AND bucket_date >= '2026-02-01' AND entity_id = 'c15'`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE ad_stats SET impressions = impressions + 1, fetched_at = now() WHERE account_id = 'acct0' AND bucket_date >= '2026-02-01'`)
+	require.NoError(t, err)
+
+	second := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	require.Zero(t, tableResult(second, "test_items").Snapshot, "an unchanged table gets no snapshot")
+	require.Equal(t, oldMeta["test_items"], currentMetadata(t, pool, "test_items"))
+	require.Equal(t, []string{"acct1", "acct2"}, accountsOf(second, "campaigns"), "only the changed accounts are rewritten")
+	stats := tableResult(second, "ad_stats")
+	require.Len(t, stats.Files, 1)
+	require.Contains(t, stats.Files[0].Path, "/account_id=acct0/date_month=2026-02/")
+	require.Equal(t, 2, second.Iceberg.Snapshots)
+
+	got := requireIcebergEqualsPostgres(t, pool, tables, nil, second)
+	require.Len(t, got["campaigns"], 32)
+	require.Len(t, got["ad_stats"], 29)
+
+	// The previous metadata file still reads the first export's state.
+	old := readIceberg(t, pool, tables, oldMeta, nil)
+	for _, tb := range tables {
+		var rows [][]*string
+		for _, r := range old[tb.Name] {
+			require.Equal(t, strconv.FormatInt(first.RunID, 10), *r[0])
+			rows = append(rows, r[1:])
+		}
+		require.Equal(t, sortedRows(before[tb.Name]), sortedRows(rows), "table %s as of the first export", tb.Name)
+	}
+}
+
+func TestIcebergColumnAddedByAMigrationIsASchemaUpdate(t *testing.T) {
+	pool, out := icebergSetup(t)
+	ctx := context.Background()
+	exportIceberg(t, pool, out, Options{Tables: []string{"test_items"}})
+	oldMeta := map[string]string{"test_items": currentMetadata(t, pool, "test_items")}
+	old := readIceberg(t, pool, selectTables(t, "test_items"), oldMeta, nil)
+
+	_, err := pool.Exec(ctx, `ALTER TABLE test_items ADD COLUMN extra text`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE test_items SET extra = 'x' || id, updated_at = now() WHERE id <= 5`)
+	require.NoError(t, err)
+	grown := testItems
+	grown.Columns = append(append([]Column(nil), testItems.Columns...), Column{Name: "extra", Kind: String, Nullable: true})
+	registry["test_items"] = grown
+	t.Cleanup(func() { registry["test_items"] = testItems })
+
+	exportIceberg(t, pool, out, Options{Tables: []string{"test_items"}})
+	got := requireIcebergEqualsPostgres(t, pool, []Table{grown}, nil, &Result{})
+	require.Len(t, got["test_items"], 40)
+	var meta struct {
+		CurrentSchemaID int `json:"current-schema-id"`
+		Schemas         []struct {
+			ID     int `json:"schema-id"`
+			Fields []struct {
+				ID   int    `json:"id"`
+				Name string `json:"name"`
+			} `json:"fields"`
+		} `json:"schemas"`
+	}
+	b, err := os.ReadFile(strings.TrimPrefix(currentMetadata(t, pool, "test_items"), "file://"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &meta))
+	require.Len(t, meta.Schemas, 2, "the old schema is kept beside the new one")
+	cur := meta.Schemas[len(meta.Schemas)-1]
+	require.Equal(t, meta.CurrentSchemaID, cur.ID)
+	last := cur.Fields[len(cur.Fields)-1]
+	require.Equal(t, "extra", last.Name)
+	require.Greater(t, last.ID, len(testItems.Columns)+1, "a new field id")
+
+	// The old metadata file still reads the rows it had, without the column.
+	require.Equal(t, sortedRows(old["test_items"]), sortedRows(readIceberg(t, pool, []Table{testItems}, oldMeta, nil)["test_items"]))
+}
