@@ -369,3 +369,134 @@ func TestIcebergColumnAddedByAMigrationIsASchemaUpdate(t *testing.T) {
 	// The old metadata file still reads the rows it had, without the column.
 	require.Equal(t, sortedRows(old["test_items"]), sortedRows(readIceberg(t, pool, []Table{testItems}, oldMeta, nil)["test_items"]))
 }
+
+// mutateForIceberg changes a campaign of acct1 and February of acct0's
+// analytics.
+func mutateForIceberg(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	_, err := pool.Exec(context.Background(), `UPDATE campaigns SET name = name || ' (renamed)', last_synced_at = now() WHERE id = 'c1'`)
+	require.NoError(t, err)
+	_, err = pool.Exec(context.Background(), `UPDATE ad_stats SET impressions = impressions + 1, fetched_at = now() WHERE account_id = 'acct0' AND bucket_date >= '2026-02-01'`)
+	require.NoError(t, err)
+}
+
+// filesUnder lists the files under dir.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return err
+	}))
+	sort.Strings(out)
+	return out
+}
+
+func TestIcebergKilledExportLeavesTheLastSnapshotAndTheNextExportRemovesOnlyWhatItWrote(t *testing.T) {
+	for _, step := range []string{"written", "manifest", "committed"} {
+		t.Run(step, func(t *testing.T) {
+			pool, out := icebergSetup(t)
+			ctx := context.Background()
+			tables := selectTables(t, icebergTestTables...)
+			exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+			committed := readIceberg(t, pool, tables, nil, nil)
+			foreign := filepath.Join(out, "adsync", "campaigns", "data", "account_id=acct1", "notes.txt")
+			require.NoError(t, os.WriteFile(foreign, []byte("not adsync's"), 0o644))
+			mutateForIceberg(t, pool)
+
+			_, err := Run(ctx, pool, Options{Out: out, Format: FormatIceberg, Tables: icebergTestTables,
+				halt: func(s string) bool { return s == step }})
+			require.ErrorIs(t, err, errHalted)
+			// Every table reads as one of its committed states: the first
+			// export's, or (a commit the kill came after) Postgres's.
+			now := readIceberg(t, pool, tables, nil, nil)
+			for _, tb := range tables {
+				if step == "committed" && tb.Name == "campaigns" {
+					var rows [][]*string
+					for _, r := range now[tb.Name] {
+						rows = append(rows, r[1:])
+					}
+					require.Equal(t, sortedRows(postgresRows(t, pool, tb)), sortedRows(rows))
+					continue
+				}
+				require.Equal(t, sortedRows(committed[tb.Name]), sortedRows(now[tb.Name]), "table %s", tb.Name)
+			}
+			var orphans int
+			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM export_iceberg_files WHERE run_id = (SELECT max(run_id) FROM export_iceberg_files)`).Scan(&orphans))
+			require.Positive(t, orphans)
+
+			res := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+			requireIcebergEqualsPostgres(t, pool, tables, nil, res)
+			if step != "committed" {
+				require.Positive(t, res.Iceberg.RemovedFiles, "the killed run's files are removed")
+			}
+			// What is left is what the journal lists (every file referenced)
+			// and the file adsync did not write.
+			var journal []string
+			rows, err := pool.Query(ctx, `SELECT path FROM export_iceberg_files ORDER BY path`)
+			require.NoError(t, err)
+			for rows.Next() {
+				var p string
+				require.NoError(t, rows.Scan(&p))
+				journal = append(journal, strings.TrimPrefix(p, "file://"))
+			}
+			require.NoError(t, rows.Err())
+			want := append(journal, foreign)
+			sort.Strings(want)
+			require.Equal(t, want, filesUnder(t, filepath.Join(out, "adsync")))
+		})
+	}
+}
+
+func TestIcebergTwoExportsAtOnceLeaveEveryTableWhole(t *testing.T) {
+	pool, out := icebergSetup(t)
+	tables := selectTables(t, icebergTestTables...)
+	exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	mutateForIceberg(t, pool)
+	errs := make(chan error, 2)
+	results := make(chan *Result, 2)
+	for range 2 {
+		go func() {
+			res, err := Run(context.Background(), pool, Options{Out: out, Format: FormatIceberg, Tables: icebergTestTables})
+			errs <- err
+			results <- res
+		}()
+	}
+	var last *Result
+	for range 2 {
+		if err := <-errs; err != nil {
+			require.ErrorIs(t, err, ErrExportRunning)
+		}
+		if res := <-results; res != nil {
+			last = res
+		}
+	}
+	require.NotNil(t, last, "one export succeeds")
+	requireIcebergEqualsPostgres(t, pool, tables, nil, last)
+}
+
+func TestIcebergExpiryRemovesOnlyUnreferencedFilesAdsyncWrote(t *testing.T) {
+	pool, out := icebergSetup(t)
+	tables := selectTables(t, icebergTestTables...)
+	exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	oldFiles := filesUnder(t, filepath.Join(out, "adsync", "campaigns", "data"))
+	foreign := filepath.Join(out, "adsync", "campaigns", "data", "README")
+	require.NoError(t, os.WriteFile(foreign, []byte("not adsync's"), 0o644))
+	mutateForIceberg(t, pool)
+	second := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	require.Zero(t, second.Iceberg.ExpiredSnapshots, "the default retention keeps a fresh snapshot")
+	for _, f := range oldFiles {
+		require.FileExists(t, f, "the first snapshot still references it")
+	}
+
+	mutateForIceberg(t, pool)
+	third := exportIceberg(t, pool, out, Options{Tables: icebergTestTables, SnapshotRetention: time.Nanosecond})
+	require.Equal(t, 4, third.Iceberg.ExpiredSnapshots, "two tables kept only their current snapshot")
+	require.Positive(t, third.Iceberg.RemovedFiles)
+	require.NoFileExists(t, oldFiles[1], "acct1's first file: replaced twice, its snapshots expired")
+	require.FileExists(t, oldFiles[0], "acct0's file: still current")
+	require.FileExists(t, foreign)
+	requireIcebergEqualsPostgres(t, pool, tables, nil, third)
+}
