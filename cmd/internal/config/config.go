@@ -257,7 +257,7 @@ func Default() Config {
 		Sync:     Sync{Overlap: Duration(time.Hour)},
 		Export: Export{Out: "out", Format: export.FormatParquet, IcebergCatalog: export.DefaultIcebergName,
 			IcebergNamespace: export.DefaultIcebergName, SnapshotRetention: Duration(export.DefaultSnapshotRetention)},
-		Worker:   Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second)},
+		Worker: Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second)},
 	}.withPipelineDefaults()
 }
 
