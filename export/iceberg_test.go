@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/fixtures/s3test"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -499,4 +500,27 @@ func TestIcebergExpiryRemovesOnlyUnreferencedFilesAdsyncWrote(t *testing.T) {
 	require.FileExists(t, oldFiles[0], "acct0's file: still current")
 	require.FileExists(t, foreign)
 	requireIcebergEqualsPostgres(t, pool, tables, nil, third)
+}
+
+func TestIcebergOnS3IcebirdReadsEveryChangeAndObjectsAdsyncDidNotWriteStay(t *testing.T) {
+	pool, _ := icebergSetup(t)
+	srv := s3test.Start(t)
+	srv.Setenv(t)
+	out := srv.URL(srv.Bucket, "p")
+	read := &s3Read{Endpoint: srv.Endpoint, Region: srv.Region, Key: srv.AccessKey, Secret: srv.SecretKey}
+	tables := selectTables(t, icebergTestTables...)
+
+	first := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	requireIcebergEqualsPostgres(t, pool, tables, read, first)
+	require.True(t, strings.HasPrefix(currentMetadata(t, pool, "campaigns"), "s3://"+srv.Bucket+"/p/adsync/campaigns/metadata/"))
+	srv.Put(t, srv.Bucket, "p/adsync/campaigns/data/account_id=acct1/theirs.parquet", []byte("not adsync's"))
+
+	mutateForIceberg(t, pool)
+	exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	mutateForIceberg(t, pool)
+	last := exportIceberg(t, pool, out, Options{Tables: icebergTestTables, SnapshotRetention: time.Nanosecond})
+	require.Positive(t, last.Iceberg.RemovedFiles)
+	requireIcebergEqualsPostgres(t, pool, tables, read, last)
+	keys := s3Keys(t, srv, srv.Bucket, "p/adsync/campaigns/data")
+	require.Contains(t, keys, "account_id=acct1/theirs.parquet")
 }
