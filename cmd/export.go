@@ -10,7 +10,7 @@ import (
 )
 
 func (a *app) exportCommand() *cobra.Command {
-	var out, tables string
+	var out, tables, format string
 	var full bool
 	cmd := &cobra.Command{
 		Use:   "export",
@@ -50,7 +50,12 @@ exported to before.`,
 			if err != nil {
 				return err
 			}
-			res, err := export.Run(ctx, pool, export.Options{Out: out, Tables: names, Full: full})
+			opts := a.cfg.Export.Options()
+			opts.Out, opts.Tables, opts.Full = out, names, full
+			if format != "" {
+				opts.Format = format
+			}
+			res, err := export.Run(ctx, pool, opts)
 			if err != nil {
 				return err
 			}
@@ -61,6 +66,7 @@ exported to before.`,
 	f.StringVar(&out, "out", "", "output folder or s3://BUCKET/PREFIX (default: export.out, ./out)")
 	f.StringVar(&tables, "tables", "", "comma-separated tables (default: all): "+strings.Join(tableNames(), ", "))
 	f.BoolVar(&full, "full", false, "write every row, not only those changed since the last export")
+	f.StringVar(&format, "format", "", "parquet (files and manifests) or iceberg (tables in the Iceberg catalog in adsync's Postgres) (default: export.format, parquet)")
 	return cmd
 }
 

@@ -42,7 +42,7 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 		return nil, err
 	}
 	deps := &jobs.Deps{Pool: pool, API: client, Log: a.log, SyncOverlap: time.Duration(a.cfg.Sync.Overlap),
-		SyncPageSize: a.cfg.Sync.PageSize, ExportOut: a.cfg.Export.Out, Metrics: a.metrics}
+		SyncPageSize: a.cfg.Sync.PageSize, ExportOut: a.cfg.Export.Out, Export: a.cfg.Export.Options(), Metrics: a.metrics}
 	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
 	deps.Stats, deps.Now = a.cfg.Stats.Settings(), a.now
 	deps.Users = a.userSet(pool, client)

@@ -29,6 +29,13 @@ type Options struct {
 	// RowsPerFile and RowsPerRowGroup bound file size and memory (defaults
 	// 1,000,000 and 50,000).
 	RowsPerFile, RowsPerRowGroup int64
+	// Format is FormatParquet (the default) or FormatIceberg.
+	Format string
+	// Catalog and Namespace name the Iceberg tables (default "adsync").
+	Catalog, Namespace string
+	// SnapshotRetention is how long an Iceberg table keeps a snapshot that
+	// is no longer current (default 30 days).
+	SnapshotRetention time.Duration
 	// Progress is told the rows written so far per table (may be nil).
 	Progress func(table string, rows int64)
 
@@ -51,6 +58,18 @@ func (opts Options) withDefaults() Options {
 	if opts.Trigger == "" {
 		opts.Trigger = "manual"
 	}
+	if opts.Format == "" {
+		opts.Format = FormatParquet
+	}
+	if opts.Catalog == "" {
+		opts.Catalog = DefaultIcebergName
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultIcebergName
+	}
+	if opts.SnapshotRetention <= 0 {
+		opts.SnapshotRetention = DefaultSnapshotRetention
+	}
 	return opts
 }
 
@@ -62,6 +81,10 @@ type TableResult struct {
 	Low               *time.Time `json:"changed_after,omitempty"`
 	High              time.Time  `json:"changed_up_to"`
 	Files             []FileInfo `json:"files"`
+	// Snapshot and MetadataLocation are the Iceberg snapshot the run
+	// committed for the table (none when nothing changed).
+	Snapshot         int64  `json:"snapshot_id,omitempty"`
+	MetadataLocation string `json:"metadata_location,omitempty"`
 }
 
 // Result is a finished run (and its manifest).
@@ -74,6 +97,8 @@ type Result struct {
 	// OutputID is the id in the output folder's marker.
 	OutputID string        `json:"output_id"`
 	Tables   []TableResult `json:"tables"`
+	// Iceberg is what an Iceberg export committed and collected.
+	Iceberg *IcebergReport `json:"iceberg,omitempty"`
 	// Manifest is the manifest's path.
 	Manifest string `json:"-"`
 }
@@ -107,6 +132,13 @@ func Run(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Result, error)
 	opts = opts.withDefaults()
 	if _, err := ParseOutput(opts.Out); err != nil {
 		return nil, err
+	}
+	switch opts.Format {
+	case FormatIceberg:
+		return runIceberg(ctx, pool, tables, opts)
+	case FormatParquet:
+	default:
+		return nil, &OutputError{fmt.Sprintf("export: format %q is not supported (parquet or iceberg)", opts.Format)}
 	}
 	unlock, err := lockExports(ctx, pool)
 	if err != nil {
@@ -382,6 +414,12 @@ type rowBatch struct {
 	arena []byte
 }
 
+// rowWriter takes the rows pipeRows reads: a run's Parquet files
+// (partWriter) or an Iceberg table's data files (icebergWriter).
+type rowWriter interface {
+	writeRows(rows []parquet.Row) error
+}
+
 // batchesInFlight bounds the batches between the reader and the writer (and
 // so the memory they hold): the writer hands each batch back once written,
 // and the reader fills it again, so a run allocates them once.
@@ -392,7 +430,7 @@ const batchesInFlight = 4
 // compresses them, so both cores work. afterRow is called after each row.
 // The writer copies every value it is given, so a written batch's slab and
 // arena are filled again rather than garbage for the collector.
-func pipeRows(rows rawRows, b *rowBuilder, pw *partWriter, afterRow func(n int64) error) (int64, error) {
+func pipeRows(rows rawRows, b *rowBuilder, pw rowWriter, afterRow func(n int64) error) (int64, error) {
 	if err := b.check(rows.FieldDescriptions()); err != nil {
 		return 0, err
 	}
@@ -419,7 +457,7 @@ type rowPipe struct {
 }
 
 // startRowPipe starts the writer of pw's batches of rows of perRow values.
-func startRowPipe(pw *partWriter, perRow int) *rowPipe {
+func startRowPipe(pw rowWriter, perRow int) *rowPipe {
 	p := &rowPipe{
 		batches: make(chan *rowBatch, batchesInFlight),
 		free:    make(chan *rowBatch, batchesInFlight+1),

@@ -32,6 +32,9 @@ type rowBuilder struct {
 	cols  []Column
 	run   int64
 	types *pgtype.Map
+	// micros writes timestamps in microseconds (Iceberg's unit), not
+	// milliseconds.
+	micros bool
 	// arena holds copies of the bytes of a batch's values: the raw values
 	// are only valid until the next row is read.
 	arena []byte
@@ -65,6 +68,7 @@ func (b *rowBuilder) copyBytes(p []byte) []byte {
 const (
 	postgresEpochDays   = 10957
 	postgresEpochMillis = postgresEpochDays * 86400 * 1000
+	postgresEpochMicros = postgresEpochMillis * 1000
 )
 
 // append appends the values of the current row to row.
@@ -150,6 +154,9 @@ func (b *rowBuilder) binaryValue(k Kind, oid uint32, raw []byte) (parquet.Value,
 		us := int64(binary.BigEndian.Uint64(raw))
 		if us == math.MaxInt64 || us == math.MinInt64 {
 			return parquet.Value{}, false, fmt.Errorf("an infinite timestamp cannot be exported")
+		}
+		if b.micros {
+			return parquet.Int64Value(us + postgresEpochMicros), true, nil
 		}
 		return parquet.Int64Value(floorDiv(us, 1000) + postgresEpochMillis), true, nil
 	case Date:
@@ -257,6 +264,9 @@ func (b *rowBuilder) fallback(row parquet.Row, col int, c Column, f pgconn.Field
 			row = append(row, parquet.NullValue().Level(0, 0, col))
 		}
 		return row, nil
+	}
+	if t, ok := x.(interface{ UnixMicro() int64 }); ok && c.Kind == Timestamp && b.micros {
+		return append(row, parquet.Int64Value(t.UnixMicro()).Level(0, def, col)), nil
 	}
 	if t, ok := x.(interface{ UnixMilli() int64 }); ok && c.Kind == Timestamp {
 		return append(row, parquet.Int64Value(t.UnixMilli()).Level(0, def, col)), nil

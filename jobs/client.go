@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"github.com/adsync/adsync/export"
 	"github.com/adsync/adsync/sync/access"
 	"log/slog"
 	"time"
@@ -35,6 +36,9 @@ type Deps struct {
 	SyncOverlap time.Duration
 	// ExportOut is where scheduled exports write.
 	ExportOut string
+	// Export holds the configured format, Iceberg catalog, namespace and
+	// retention of scheduled exports.
+	Export export.Options
 	// Metrics records what workers do (nil: nothing).
 	Metrics *Metrics
 	// Insights and Posts are the configured keyword sets and post ids.

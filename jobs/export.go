@@ -66,7 +66,9 @@ func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) err
 	if out == "" {
 		out = w.deps.ExportOut
 	}
-	res, err := export.Run(ctx, w.deps.Pool, export.Options{Out: out, Tables: job.Args.Tables, Full: job.Args.Full, Trigger: job.Args.Trigger})
+	opts := w.deps.Export
+	opts.Out, opts.Tables, opts.Full, opts.Trigger = out, job.Args.Tables, job.Args.Full, job.Args.Trigger
+	res, err := export.Run(ctx, w.deps.Pool, opts)
 	if errors.Is(err, export.ErrExportRunning) {
 		return river.JobSnooze(30 * time.Second)
 	}

@@ -61,10 +61,25 @@ type Config struct {
 	Origins map[string]string `yaml:"-"`
 }
 
-// Export configures the Parquet export.
+// Export configures the export.
 type Export struct {
 	// Out is where scheduled exports write (OUT/<table>/dt=YYYY-MM-DD/...).
 	Out string `yaml:"out"`
+	// Format is parquet (files and manifests) or iceberg (tables in the
+	// Iceberg catalog in adsync's Postgres).
+	Format string `yaml:"format"`
+	// IcebergCatalog and IcebergNamespace name the Iceberg tables.
+	IcebergCatalog   string `yaml:"iceberg_catalog"`
+	IcebergNamespace string `yaml:"iceberg_namespace"`
+	// SnapshotRetention is how long an Iceberg table keeps a snapshot that
+	// is no longer current.
+	SnapshotRetention Duration `yaml:"snapshot_retention"`
+}
+
+// Options are the export options the configuration sets.
+func (e Export) Options() export.Options {
+	return export.Options{Out: e.Out, Format: e.Format, Catalog: e.IcebergCatalog, Namespace: e.IcebergNamespace,
+		SnapshotRetention: time.Duration(e.SnapshotRetention)}
 }
 
 // API locates the service and holds the application's credentials.
@@ -240,8 +255,9 @@ func Default() Config {
 		Queues:   Queues{Sync: 4, Audience: 2, Export: 1, Default: 2},
 		Audience: AudienceSettings{QueryTimeout: Duration(audience.DefaultQueryTimeout)},
 		Sync:     Sync{Overlap: Duration(time.Hour)},
-		Export:   Export{Out: "out"},
-		Worker:   Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second)},
+		Export: Export{Out: "out", Format: export.FormatParquet, IcebergCatalog: export.DefaultIcebergName,
+			IcebergNamespace: export.DefaultIcebergName, SnapshotRetention: Duration(export.DefaultSnapshotRetention)},
+		Worker: Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second)},
 	}.withPipelineDefaults()
 }
 
@@ -298,6 +314,7 @@ var settings = []setting{
 	{"api.access_secret", "ADSYNC_ACCESS_SECRET", func(c *Config) *string { return &c.API.AccessSecret }, nil},
 	{"api.timeout", "ADSYNC_API_TIMEOUT", nil, func(c *Config) *Duration { return &c.API.Timeout }},
 	{"export.out", "ADSYNC_EXPORT_OUT", func(c *Config) *string { return &c.Export.Out }, nil},
+	{"export.format", "ADSYNC_EXPORT_FORMAT", func(c *Config) *string { return &c.Export.Format }, nil},
 	{"audience.query_timeout", "ADSYNC_AUDIENCE_QUERY_TIMEOUT", nil, func(c *Config) *Duration { return &c.Audience.QueryTimeout }},
 }
 
@@ -487,6 +504,15 @@ func (c Config) Validate() error {
 	}
 	if _, err := export.ParseOutput(c.Export.Out); err != nil {
 		return keyErrorf("export.out", "%s", strings.TrimPrefix(err.Error(), "export: "))
+	}
+	if c.Export.Format != export.FormatParquet && c.Export.Format != export.FormatIceberg {
+		return keyErrorf("export.format", "%q: must be parquet or iceberg", c.Export.Format)
+	}
+	if strings.TrimSpace(c.Export.IcebergCatalog) == "" || strings.TrimSpace(c.Export.IcebergNamespace) == "" {
+		return keyErrorf("export.iceberg_namespace", "the Iceberg catalog and namespace must not be empty (default adsync)")
+	}
+	if c.Export.SnapshotRetention <= 0 {
+		return keyErrorf("export.snapshot_retention", "must be positive (default 720h, 30 days)")
 	}
 	if _, err := c.AllowedHosts(); err != nil {
 		return err

@@ -60,8 +60,10 @@ func TestEveryDocumentedEnvironmentVariableIsRead(t *testing.T) {
 	env["ADSYNC_LOG_LEVEL"] = "debug"
 	env["ADSYNC_API_TIMEOUT"] = "45s"
 	env["ADSYNC_AUDIENCE_QUERY_TIMEOUT"] = "5m"
+	env["ADSYNC_EXPORT_FORMAT"] = "iceberg"
 	cfg, err := Load(Source{Getenv: func(k string) string { return env[k] }})
 	require.NoError(t, err)
+	require.Equal(t, "iceberg", cfg.Export.Format)
 	require.Equal(t, "v-adsync_database_url", cfg.DatabaseURL)
 	require.Equal(t, "v-adsync_api_url", cfg.API.URL)
 	require.Equal(t, "v-adsync_ads_url", cfg.API.AdsURL)

@@ -1,0 +1,526 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adsync/adsync/fixtures/s3test"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+// icebergSetup is a database holding test_items (unpartitioned), campaigns
+// of three accounts (partitioned by account) and analytics over two months
+// (by account and month), and a folder to export into.
+func icebergSetup(t *testing.T) (*pgxpool.Pool, string) {
+	t.Helper()
+	pool, out := setup(t, 40)
+	insertCampaigns(t, pool, 1, 30)
+	_, err := pool.Exec(context.Background(), `INSERT INTO ad_stats (account_id, entity_type, entity_id, placement, granularity,
+			bucket_date, impressions, billed_charge_local_micro, fetched_at)
+		SELECT 'acct' || (g % 3), 'CAMPAIGN', 'c' || g, 'ALL_ON_SVC', 'DAY', date '2026-01-20' + (g % 20), g * 10, g * 1500000, now()
+		FROM generate_series(1, 30) g`)
+	require.NoError(t, err)
+	return pool, out
+}
+
+// insertCampaigns adds campaigns from..to, spread over three accounts.
+func insertCampaigns(t *testing.T, pool *pgxpool.Pool, from, to int) {
+	t.Helper()
+	_, err := pool.Exec(context.Background(), `INSERT INTO campaigns (account_id, id, name, entity_status, reasons_not_servable,
+			daily_budget_amount_local_micro, raw, api_created_at, api_updated_at, deleted, doc_hash, first_seen_at, last_synced_at)
+		SELECT 'acct' || (g % 3), 'c' || g, 'Campaign ' || g, 'ACTIVE', ARRAY['PAUSED_BY_ADVERTISER'], g * 1000,
+			jsonb_build_object('id', 'c' || g), timestamptz '2026-01-01 00:00:00.123456+00' + g * interval '1 hour', NULL, false, md5(g::text), now(), now()
+		FROM generate_series($1::int, $2::int) g`, from, to)
+	require.NoError(t, err)
+}
+
+// icebergTable is one table for icebird_read.mjs.
+type icebergTable struct {
+	Name     string      `json:"name"`
+	URL      string      `json:"url"`
+	Metadata string      `json:"metadata,omitempty"`
+	Columns  [][2]string `json:"columns"`
+}
+
+// s3Read is how icebird_read.mjs reaches the S3 server.
+type s3Read struct {
+	Endpoint string `json:"endpoint"`
+	Region   string `json:"region"`
+	Key      string `json:"key"`
+	Secret   string `json:"secret"`
+}
+
+// kindName is how icebird_read.mjs canonicalizes a column of kind k.
+func kindName(k Kind) string {
+	switch k {
+	case Timestamp:
+		return "timestamp"
+	case Date:
+		return "date"
+	case Micros:
+		return "micros"
+	case StringList, Int64List:
+		return "list"
+	}
+	return "value"
+}
+
+// canonicalSQL is a column's value as icebird_read.mjs prints it, in SQL.
+func canonicalSQL(c Column) string {
+	e := "(" + c.expr() + ")"
+	switch c.Kind {
+	case Timestamp:
+		return "floor(extract(epoch FROM " + e + ") * 1000)::bigint::text"
+	case Float64:
+		return e + "::float8::text"
+	case StringList, Int64List:
+		return "array_to_string(" + e + ", E'\\x1f')"
+	case Bool:
+		return "CASE WHEN " + e + " THEN 'true' WHEN NOT " + e + " THEN 'false' END"
+	}
+	return e + "::text"
+}
+
+// readIceberg reads tables of the catalog (their current metadata files,
+// or the metadata files given by name) with icebird.
+func readIceberg(t *testing.T, pool *pgxpool.Pool, tables []Table, metadata map[string]string, s3 *s3Read) map[string][][]*string {
+	t.Helper()
+	var req []icebergTable
+	for _, tb := range tables {
+		loc := metadata[tb.Name]
+		if loc == "" {
+			loc = currentMetadata(t, pool, tb.Name)
+		}
+		it := icebergTable{Name: tb.Name, URL: loc[:strings.LastIndex(loc, "/metadata/")], Metadata: path.Base(loc)}
+		it.Columns = append(it.Columns, [2]string{RunColumn, "value"})
+		for _, c := range tb.Columns {
+			it.Columns = append(it.Columns, [2]string{c.Name, kindName(c.Kind)})
+		}
+		req = append(req, it)
+	}
+	arg, err := json.Marshal(map[string]any{"tables": req, "s3": s3})
+	require.NoError(t, err)
+	dir, err := filepath.Abs("testdata")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "node_modules", "icebird"))
+	require.NoError(t, err, "icebird is missing: run make test-deps (bash .ci/test-deps)")
+	cmd := exec.Command("node", filepath.Join(dir, "icebird_read.mjs"))
+	cmd.Stdin = strings.NewReader(string(arg))
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "icebird: %s (request %s)", stderr.String(), arg[:min(len(arg), 400)])
+	var res map[string][][]*string
+	require.NoError(t, json.Unmarshal(out, &res))
+	return res
+}
+
+// currentMetadata is the catalog's metadata file of a table.
+func currentMetadata(t *testing.T, pool *pgxpool.Pool, name string) string {
+	t.Helper()
+	var loc string
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT metadata_location FROM iceberg_tables
+		WHERE catalog_name = 'adsync' AND table_namespace = 'adsync' AND table_name = $1`, name).Scan(&loc))
+	return loc
+}
+
+// postgresRows is every row of tb in Postgres as icebird_read.mjs prints
+// it, the run column left out.
+func postgresRows(t *testing.T, pool *pgxpool.Pool, tb Table) [][]*string {
+	t.Helper()
+	cols := make([]string, len(tb.Columns))
+	for i, c := range tb.Columns {
+		cols[i] = canonicalSQL(c)
+	}
+	rows, err := pool.Query(context.Background(), fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), tb.From))
+	require.NoError(t, err)
+	defer rows.Close()
+	var out [][]*string
+	for rows.Next() {
+		vals := make([]*string, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		out = append(out, vals)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// requireIcebergEqualsPostgres checks that icebird reads every row of
+// every table as Postgres holds it, each once. sync_runs is compared
+// without the runs from the newest export on (the export records itself
+// while it runs).
+func requireIcebergEqualsPostgres(t *testing.T, pool *pgxpool.Pool, tables []Table, s3 *s3Read, res *Result) map[string][][]*string {
+	t.Helper()
+	got := readIceberg(t, pool, tables, nil, s3)
+	for _, tb := range tables {
+		var rows [][]*string
+		for _, r := range got[tb.Name] {
+			rows = append(rows, r[1:]) // the run column is the export's own
+		}
+		want := postgresRows(t, pool, tb)
+		if tb.Name == "sync_runs" {
+			want, rows = runsBefore(want, res.RunID), runsBefore(rows, res.RunID)
+		}
+		require.Equal(t, sortedRows(want), sortedRows(rows), "table %s", tb.Name)
+	}
+	return got
+}
+
+// runsBefore keeps the sync_runs rows of runs before run.
+func runsBefore(rows [][]*string, run int64) [][]*string {
+	var out [][]*string
+	for _, r := range rows {
+		if id, _ := strconv.ParseInt(*r[0], 10, 64); id < run {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func sortedRows(rows [][]*string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		b, _ := json.Marshal(r)
+		out[i] = string(b)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func exportIceberg(t *testing.T, pool *pgxpool.Pool, out string, opts Options) *Result {
+	t.Helper()
+	opts.Out, opts.Format = out, FormatIceberg
+	start := time.Now()
+	res, err := Run(context.Background(), pool, opts)
+	require.NoError(t, err)
+	t.Logf("iceberg export: %d tables in %s", len(res.Tables), time.Since(start))
+	return res
+}
+
+func TestIcebergFullExportEqualsPostgresInIcebird(t *testing.T) {
+	pool, out := icebergSetup(t)
+	res := exportIceberg(t, pool, out, Options{})
+	require.Equal(t, len(Tables()), len(res.Tables))
+	got := requireIcebergEqualsPostgres(t, pool, Tables(), nil, res)
+	require.Len(t, got["test_items"], 40)
+	require.Len(t, got["campaigns"], 30)
+	require.Len(t, got["ad_stats"], 30)
+
+	// Partitioned as promised: campaigns by account, analytics by account
+	// and month.
+	byTable := map[string][]string{}
+	for _, tr := range res.Tables {
+		for _, f := range tr.Files {
+			rel, err := filepath.Rel(filepath.Join(out, "adsync", tr.Name, "data"), strings.TrimPrefix(f.Path, "file://"))
+			require.NoError(t, err)
+			byTable[tr.Name] = append(byTable[tr.Name], filepath.Dir(rel))
+		}
+	}
+	sort.Strings(byTable["campaigns"])
+	require.Equal(t, []string{"account_id=acct0", "account_id=acct1", "account_id=acct2"}, byTable["campaigns"])
+	require.Contains(t, byTable["ad_stats"], "account_id=acct1/date_month=2026-02")
+	require.Len(t, byTable["ad_stats"], 6)
+	require.Equal(t, []string{"."}, byTable["test_items"])
+}
+
+// icebergTestTables are the tables the Iceberg tests export: one
+// unpartitioned, one by account, one by account and month.
+var icebergTestTables = []string{"test_items", "campaigns", "ad_stats"}
+
+func selectTables(t *testing.T, names ...string) []Table {
+	t.Helper()
+	tables, err := Select(names)
+	require.NoError(t, err)
+	return tables
+}
+
+// accountsOf lists the account partitions of a table's files in res.
+func accountsOf(res *Result, table string) []string {
+	seen := map[string]bool{}
+	for _, tr := range res.Tables {
+		for _, f := range tr.Files {
+			if tr.Name == table {
+				_, rest, _ := strings.Cut(f.Path, "/data/account_id=")
+				acct, _, _ := strings.Cut(rest, "/")
+				seen[acct] = true
+			}
+		}
+	}
+	var out []string
+	for a := range seen {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func tableResult(res *Result, name string) TableResult {
+	for _, tr := range res.Tables {
+		if tr.Name == name {
+			return tr
+		}
+	}
+	return TableResult{}
+}
+
+func TestIcebergIncrementalExportReplacesOnlyTheChangedPartitionsAndKeepsTheOldSnapshotReadable(t *testing.T) {
+	pool, out := icebergSetup(t)
+	ctx := context.Background()
+	tables := selectTables(t, icebergTestTables...)
+	first := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	before := map[string][][]*string{}
+	oldMeta := map[string]string{}
+	for _, tb := range tables {
+		before[tb.Name] = postgresRows(t, pool, tb)
+		oldMeta[tb.Name] = currentMetadata(t, pool, tb.Name)
+	}
+
+	// A sync changes a campaign of acct1, tombstones one of acct2 and adds
+	// two; a re-pull replaces February of acct0, one of its rows gone.
+	_, err := pool.Exec(ctx, `UPDATE campaigns SET name = 'renamed', last_synced_at = now() WHERE id = 'c1'`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE campaigns SET deleted = true, last_synced_at = now() WHERE id = 'c2'`)
+	require.NoError(t, err)
+	insertCampaigns(t, pool, 31, 32) // acct1, acct2
+	_, err = pool.Exec(ctx, `DELETE FROM ad_stats WHERE account_id = 'acct0' AND bucket_date >= '2026-02-01' AND entity_id = 'c15'`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE ad_stats SET impressions = impressions + 1, fetched_at = now() WHERE account_id = 'acct0' AND bucket_date >= '2026-02-01'`)
+	require.NoError(t, err)
+
+	second := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	require.Zero(t, tableResult(second, "test_items").Snapshot, "an unchanged table gets no snapshot")
+	require.Equal(t, oldMeta["test_items"], currentMetadata(t, pool, "test_items"))
+	require.Equal(t, []string{"acct1", "acct2"}, accountsOf(second, "campaigns"), "only the changed accounts are rewritten")
+	stats := tableResult(second, "ad_stats")
+	require.Len(t, stats.Files, 1)
+	require.Contains(t, stats.Files[0].Path, "/account_id=acct0/date_month=2026-02/")
+	require.Equal(t, 2, second.Iceberg.Snapshots)
+
+	got := requireIcebergEqualsPostgres(t, pool, tables, nil, second)
+	require.Len(t, got["campaigns"], 32)
+	require.Len(t, got["ad_stats"], 29)
+
+	// The previous metadata file still reads the first export's state.
+	old := readIceberg(t, pool, tables, oldMeta, nil)
+	for _, tb := range tables {
+		var rows [][]*string
+		for _, r := range old[tb.Name] {
+			require.Equal(t, strconv.FormatInt(first.RunID, 10), *r[0])
+			rows = append(rows, r[1:])
+		}
+		require.Equal(t, sortedRows(before[tb.Name]), sortedRows(rows), "table %s as of the first export", tb.Name)
+	}
+}
+
+func TestIcebergColumnAddedByAMigrationIsASchemaUpdate(t *testing.T) {
+	pool, out := icebergSetup(t)
+	ctx := context.Background()
+	exportIceberg(t, pool, out, Options{Tables: []string{"test_items"}})
+	oldMeta := map[string]string{"test_items": currentMetadata(t, pool, "test_items")}
+	old := readIceberg(t, pool, selectTables(t, "test_items"), oldMeta, nil)
+
+	_, err := pool.Exec(ctx, `ALTER TABLE test_items ADD COLUMN extra text`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE test_items SET extra = 'x' || id, updated_at = now() WHERE id <= 5`)
+	require.NoError(t, err)
+	grown := testItems
+	grown.Columns = append(append([]Column(nil), testItems.Columns...), Column{Name: "extra", Kind: String, Nullable: true})
+	registry["test_items"] = grown
+	t.Cleanup(func() { registry["test_items"] = testItems })
+
+	exportIceberg(t, pool, out, Options{Tables: []string{"test_items"}})
+	got := requireIcebergEqualsPostgres(t, pool, []Table{grown}, nil, &Result{})
+	require.Len(t, got["test_items"], 40)
+	var meta struct {
+		CurrentSchemaID int `json:"current-schema-id"`
+		Schemas         []struct {
+			ID     int `json:"schema-id"`
+			Fields []struct {
+				ID   int    `json:"id"`
+				Name string `json:"name"`
+			} `json:"fields"`
+		} `json:"schemas"`
+	}
+	b, err := os.ReadFile(strings.TrimPrefix(currentMetadata(t, pool, "test_items"), "file://"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &meta))
+	require.Len(t, meta.Schemas, 2, "the old schema is kept beside the new one")
+	cur := meta.Schemas[len(meta.Schemas)-1]
+	require.Equal(t, meta.CurrentSchemaID, cur.ID)
+	last := cur.Fields[len(cur.Fields)-1]
+	require.Equal(t, "extra", last.Name)
+	require.Greater(t, last.ID, len(testItems.Columns)+1, "a new field id")
+
+	// The old metadata file still reads the rows it had, without the column.
+	require.Equal(t, sortedRows(old["test_items"]), sortedRows(readIceberg(t, pool, []Table{testItems}, oldMeta, nil)["test_items"]))
+}
+
+// mutateForIceberg changes a campaign of acct1 and February of acct0's
+// analytics.
+func mutateForIceberg(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	_, err := pool.Exec(context.Background(), `UPDATE campaigns SET name = name || ' (renamed)', last_synced_at = now() WHERE id = 'c1'`)
+	require.NoError(t, err)
+	_, err = pool.Exec(context.Background(), `UPDATE ad_stats SET impressions = impressions + 1, fetched_at = now() WHERE account_id = 'acct0' AND bucket_date >= '2026-02-01'`)
+	require.NoError(t, err)
+}
+
+// filesUnder lists the files under dir.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return err
+	}))
+	sort.Strings(out)
+	return out
+}
+
+func TestIcebergKilledExportLeavesTheLastSnapshotAndTheNextExportRemovesOnlyWhatItWrote(t *testing.T) {
+	for _, step := range []string{"written", "manifest", "committed"} {
+		t.Run(step, func(t *testing.T) {
+			pool, out := icebergSetup(t)
+			ctx := context.Background()
+			tables := selectTables(t, icebergTestTables...)
+			exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+			committed := readIceberg(t, pool, tables, nil, nil)
+			foreign := filepath.Join(out, "adsync", "campaigns", "data", "account_id=acct1", "notes.txt")
+			require.NoError(t, os.WriteFile(foreign, []byte("not adsync's"), 0o644))
+			mutateForIceberg(t, pool)
+
+			_, err := Run(ctx, pool, Options{Out: out, Format: FormatIceberg, Tables: icebergTestTables,
+				halt: func(s string) bool { return s == step }})
+			require.ErrorIs(t, err, errHalted)
+			// Every table reads as one of its committed states: the first
+			// export's, or (a commit the kill came after) Postgres's.
+			now := readIceberg(t, pool, tables, nil, nil)
+			for _, tb := range tables {
+				if step == "committed" && tb.Name == "campaigns" {
+					var rows [][]*string
+					for _, r := range now[tb.Name] {
+						rows = append(rows, r[1:])
+					}
+					require.Equal(t, sortedRows(postgresRows(t, pool, tb)), sortedRows(rows))
+					continue
+				}
+				require.Equal(t, sortedRows(committed[tb.Name]), sortedRows(now[tb.Name]), "table %s", tb.Name)
+			}
+			var orphans int
+			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM export_iceberg_files WHERE run_id = (SELECT max(run_id) FROM export_iceberg_files)`).Scan(&orphans))
+			require.Positive(t, orphans)
+
+			res := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+			requireIcebergEqualsPostgres(t, pool, tables, nil, res)
+			if step != "committed" {
+				require.Positive(t, res.Iceberg.RemovedFiles, "the killed run's files are removed")
+			}
+			// What is left is what the journal lists (every file referenced)
+			// and the file adsync did not write.
+			var journal []string
+			rows, err := pool.Query(ctx, `SELECT path FROM export_iceberg_files ORDER BY path`)
+			require.NoError(t, err)
+			for rows.Next() {
+				var p string
+				require.NoError(t, rows.Scan(&p))
+				journal = append(journal, strings.TrimPrefix(p, "file://"))
+			}
+			require.NoError(t, rows.Err())
+			want := append(journal, foreign)
+			sort.Strings(want)
+			require.Equal(t, want, filesUnder(t, filepath.Join(out, "adsync")))
+		})
+	}
+}
+
+func TestIcebergTwoExportsAtOnceLeaveEveryTableWhole(t *testing.T) {
+	pool, out := icebergSetup(t)
+	tables := selectTables(t, icebergTestTables...)
+	exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	mutateForIceberg(t, pool)
+	errs := make(chan error, 2)
+	results := make(chan *Result, 2)
+	for range 2 {
+		go func() {
+			res, err := Run(context.Background(), pool, Options{Out: out, Format: FormatIceberg, Tables: icebergTestTables})
+			errs <- err
+			results <- res
+		}()
+	}
+	var last *Result
+	for range 2 {
+		if err := <-errs; err != nil {
+			require.ErrorIs(t, err, ErrExportRunning)
+		}
+		if res := <-results; res != nil {
+			last = res
+		}
+	}
+	require.NotNil(t, last, "one export succeeds")
+	requireIcebergEqualsPostgres(t, pool, tables, nil, last)
+}
+
+func TestIcebergExpiryRemovesOnlyUnreferencedFilesAdsyncWrote(t *testing.T) {
+	pool, out := icebergSetup(t)
+	tables := selectTables(t, icebergTestTables...)
+	exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	oldFiles := filesUnder(t, filepath.Join(out, "adsync", "campaigns", "data"))
+	foreign := filepath.Join(out, "adsync", "campaigns", "data", "README")
+	require.NoError(t, os.WriteFile(foreign, []byte("not adsync's"), 0o644))
+	mutateForIceberg(t, pool)
+	second := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	require.Zero(t, second.Iceberg.ExpiredSnapshots, "the default retention keeps a fresh snapshot")
+	for _, f := range oldFiles {
+		require.FileExists(t, f, "the first snapshot still references it")
+	}
+
+	mutateForIceberg(t, pool)
+	third := exportIceberg(t, pool, out, Options{Tables: icebergTestTables, SnapshotRetention: time.Nanosecond})
+	require.Equal(t, 4, third.Iceberg.ExpiredSnapshots, "two tables kept only their current snapshot")
+	require.Positive(t, third.Iceberg.RemovedFiles)
+	require.NoFileExists(t, oldFiles[1], "acct1's first file: replaced twice, its snapshots expired")
+	require.FileExists(t, oldFiles[0], "acct0's file: still current")
+	require.FileExists(t, foreign)
+	requireIcebergEqualsPostgres(t, pool, tables, nil, third)
+}
+
+func TestIcebergOnS3IcebirdReadsEveryChangeAndObjectsAdsyncDidNotWriteStay(t *testing.T) {
+	pool, _ := icebergSetup(t)
+	srv := s3test.Start(t)
+	srv.Setenv(t)
+	out := srv.URL(srv.Bucket, "p")
+	read := &s3Read{Endpoint: srv.Endpoint, Region: srv.Region, Key: srv.AccessKey, Secret: srv.SecretKey}
+	tables := selectTables(t, icebergTestTables...)
+
+	first := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	requireIcebergEqualsPostgres(t, pool, tables, read, first)
+	require.True(t, strings.HasPrefix(currentMetadata(t, pool, "campaigns"), "s3://"+srv.Bucket+"/p/adsync/campaigns/metadata/"))
+	srv.Put(t, srv.Bucket, "p/adsync/campaigns/data/account_id=acct1/theirs.parquet", []byte("not adsync's"))
+
+	mutateForIceberg(t, pool)
+	exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
+	mutateForIceberg(t, pool)
+	last := exportIceberg(t, pool, out, Options{Tables: icebergTestTables, SnapshotRetention: time.Nanosecond})
+	require.Positive(t, last.Iceberg.RemovedFiles)
+	requireIcebergEqualsPostgres(t, pool, tables, read, last)
+	keys := s3Keys(t, srv, srv.Bucket, "p/adsync/campaigns/data")
+	require.Contains(t, keys, "account_id=acct1/theirs.parquet")
+}
