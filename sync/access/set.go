@@ -177,24 +177,45 @@ func (s *Set) For(ctx context.Context, accountID string, need Need) (*User, erro
 	return s.ForReachers(ctx, accountID, need, reach)
 }
 
-// ForReachers is For with the account's Reachers already read.
+// ForReachers is For with the account's Reachers already read, maybe a
+// while ago (Begin reads them with the unit's start).
 func (s *Set) ForReachers(ctx context.Context, accountID string, need Need, reach []Reach) (*User, error) {
 	users, err := s.Users(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(reach) == 0 && len(users) == 1 {
-		if known, err := Known(ctx, s.Pool, accountID); err != nil || !known {
-			return users[0], err
-		}
-		// Known now, unknown when reach was read: a listing recorded the
-		// account in between (reach may come from a statement of its own,
-		// as Begin's). Rows of account_users are never deleted, so reach
-		// read again sees at least what made it known.
-		if reach, err = Reachers(ctx, s.Pool, accountID); err != nil {
-			return nil, fmt.Errorf("reading who reaches account %s: %w", accountID, err)
+	if len(reach) > 0 {
+		u, err := s.choose(ctx, accountID, need, reach, users)
+		if !errors.As(err, new(*NoUserError)) {
+			return u, err
 		}
 	}
+	// Nobody found: the work fails for good (NoUserError is permanent: an
+	// upload's batch ends failed after one attempt), or goes to the only
+	// user when no listing has recorded the account. Either is decided on
+	// records read now, in one statement, never on a reach read before a
+	// listing committed, nor on users read before a token was added (the
+	// set keeps them up to reloadEvery).
+	reach, known, err := readReach(ctx, s.Pool, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("reading who reaches account %s: %w", accountID, err)
+	}
+	if !known && len(users) == 1 {
+		return users[0], nil
+	}
+	if slices.ContainsFunc(reach, func(r Reach) bool { return find(users, r.UserID) == nil }) {
+		s.Reload()
+		if users, err = s.Users(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.choose(ctx, accountID, need, reach, users)
+}
+
+// choose picks, among the users of reach that users holds and whose role
+// allows need (roles not read yet are read), the one Pick chooses; none is
+// a *NoUserError.
+func (s *Set) choose(ctx context.Context, accountID string, need Need, reach []Reach, users []*User) (*User, error) {
 	roles := map[string]string{}
 	var candidates []Candidate
 	for _, r := range reach {
@@ -204,6 +225,7 @@ func (s *Set) ForReachers(ctx context.Context, accountID string, need Need, reac
 		}
 		perms := r.Permissions
 		if perms == nil && need != NeedRead {
+			var err error
 			if perms, err = s.readPermissions(ctx, u, accountID); err != nil {
 				if api.UserFailure(err) != "" {
 					continue

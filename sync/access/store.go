@@ -103,11 +103,33 @@ func QueueReachers(b *pgx.Batch, accountID string, reach *[]Reach) {
 	})
 }
 
-// Known reports whether any listing has recorded who reaches account.
-func Known(ctx context.Context, db DB, accountID string) (bool, error) {
-	var known bool
-	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM account_users WHERE account_id = $1)`, accountID).Scan(&known)
-	return known, err
+// readReach reads, in one statement, who reaches account (as Reachers)
+// and whether any listing ever recorded it (known, whoever the rows name
+// and whatever their state): one snapshot, so an account a listing
+// records meanwhile is either unknown or reached, never known and reached
+// by nobody.
+func readReach(ctx context.Context, db DB, accountID string) (reach []Reach, known bool, err error) {
+	rows, err := db.Query(ctx, `SELECT au.user_id, au.permissions, coalesce(u.reach, 0),
+			au.lost_at IS NULL AND coalesce(u.state, 'ok') = 'ok'
+		FROM account_users au LEFT JOIN api_users u ON u.user_id = au.user_id
+		WHERE au.account_id = $1
+		ORDER BY au.user_id`, accountID)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r Reach
+		var usable bool
+		if err := rows.Scan(&r.UserID, &r.Permissions, &r.Accounts, &usable); err != nil {
+			return nil, false, err
+		}
+		known = true
+		if usable {
+			reach = append(reach, r)
+		}
+	}
+	return reach, known, rows.Err()
 }
 
 // NoteUser records a user's current token (by fingerprint) and screen

@@ -3,7 +3,9 @@ package api_test
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,4 +73,29 @@ func TestFaultsAfterTheBaseAnsweredAreRetriedAndLogged(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, resp.Attempts)
 	require.Equal(t, 2, logs.FilterMessage("api request failed; retrying").Len())
+}
+
+// A worker's user clients are made again from its base client (every 30 s,
+// see access.Set): what a base answered is the base's, so a client made
+// after it answered takes a refused connection for an outage to retry, not
+// for a wrong setting that fails the work for good.
+func TestAUserClientMadeAfterTheBaseAnsweredRetriesARefusedConnection(t *testing.T) {
+	t.Parallel()
+	srv := fixtures.New(fixtures.DefaultOptions())
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	o := srv.Options()
+	cfg := api.Config{Credentials: api.Credentials{ConsumerKey: o.ConsumerKey, ConsumerSecret: o.ConsumerSecret},
+		UserToken: &api.Token{Token: o.OwnerToken, Secret: o.OwnerSecret}, MaxAttempts: 2,
+		Timeout: 5 * time.Second, BackoffBase: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond}
+	cfg.APIURL, cfg.AdsURL, cfg.SandboxAdsURL = srv.URLs(hs.URL)
+	base := newClient(t, cfg)
+	require.NoError(t, listAccounts(base))
+	hs.Close() // the service goes away: nothing listens at the base any more
+
+	err := listAccounts(base.WithUserToken(&api.Token{Token: o.OwnerToken, Secret: o.OwnerSecret}))
+	require.ErrorIs(t, err, syscall.ECONNREFUSED)
+	var be *api.BaseError
+	require.False(t, errors.As(err, &be), err.Error())
+	require.Equal(t, api.Retry, api.Explain(err).Verdict)
 }

@@ -76,8 +76,10 @@ type Client struct {
 	// (see readBody).
 	bodySizes sync.Map
 	// answered records, by Base, that the base has answered once: until
-	// it has, a refused connection or a bare 404 says its URL is wrong.
-	answered [3]atomic.Bool
+	// it has, a refused connection says its URL is wrong. Clients made by
+	// WithUserToken share it: what a base answered is the base's, and a
+	// worker makes its users' clients again every 30 s.
+	answered *[3]atomic.Bool
 	cfg      Config
 	http     *http.Client
 	gov      *Governor
@@ -116,7 +118,7 @@ func NewClient(cfg Config) (*Client, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	c := &Client{cfg: cfg, http: cfg.HTTPClient, gov: cfg.Governor, log: cfg.Logger}
+	c := &Client{cfg: cfg, http: cfg.HTTPClient, gov: cfg.Governor, log: cfg.Logger, answered: new([3]atomic.Bool)}
 	if c.http == nil {
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second,
@@ -144,12 +146,12 @@ func (c *Client) Credentials() Credentials { return c.cfg.Credentials }
 
 // WithUserToken returns a client that acts for tok: it signs user requests
 // with tok and shares everything else with c (transport, rate-limit
-// governor, bearer source, logger). An agency's deployment holds one such
-// client per user.
+// governor, bearer source, logger, what each base answered). An agency's
+// deployment holds one such client per user.
 func (c *Client) WithUserToken(tok *Token) *Client {
 	cfg := c.cfg
 	cfg.UserToken = tok
-	return &Client{cfg: cfg, http: c.http, gov: c.gov, log: c.log}
+	return &Client{cfg: cfg, http: c.http, gov: c.gov, log: c.log, answered: c.answered}
 }
 
 // UserToken returns the token user requests are signed with (nil: none).
