@@ -29,7 +29,6 @@ var sqlKept = map[string]int{
 	"cmd/run.go":             2, // the demo's psql and DuckDB checks, printed for the user to run
 	"cmd/auth.go":            1, // to move: whether a user is stored (sync/access)
 	"cmd/auth_users.go":      1, // to move: a user's screen name (sync/access)
-	"jobs/rescue.go":         4, // to move: the worker registry and its rescue of River jobs (sync/store)
 }
 
 // SQL lives in sync/* and export: cmd parses flags and calls one
