@@ -215,7 +215,7 @@ func (a *app) checkService(ctx context.Context, pool *pgxpool.Pool, dates *dateR
 	bearer := doctorCheck{name: "bearer"}
 	cfg, err := a.apiConfig(ctx, pool)
 	if undecryptable := (*api.UndecryptableTokenError)(nil); errors.As(err, &undecryptable) {
-		svc.status, svc.found, svc.todo = checkFail, undecryptable.Error(), wayOut(undecryptable)
+		svc.status, svc.found, svc.todo = checkFail, undecryptable.Error(), undecryptable.WayOut()
 		bearer.status, bearer.found = checkSkip, "needs the stored user token readable"
 		return []doctorCheck{svc, bearer}
 	}

@@ -27,8 +27,6 @@ var sqlKept = map[string]int{
 	"cmd/audience.go":           1, // --query's help shows a user's query
 	"cmd/audience_upload.go":    1, // and so does audience upload's
 	"cmd/run.go":                2, // the demo's psql and DuckDB checks, printed for the user to run
-	"cmd/auth.go":               1, // to move: whether a user is stored (sync/access)
-	"cmd/auth_users.go":         1, // to move: a user's screen name (sync/access)
 	"jobs/jobstest/jobstest.go": 1, // test support, not jobs: a database copied from the template gets its own identity
 }
 
