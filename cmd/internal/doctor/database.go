@@ -33,8 +33,7 @@ func (d doctor) checkDatabase(ctx context.Context) (*pgxpool.Pool, check) {
 		return nil, c
 	}
 	d.OnClose(pool.Close)
-	cc := pool.Config().ConnConfig
-	where := fmt.Sprintf("database %q at %s", cc.Database, store.ServerName(cc.Host, cc.Port))
+	where := store.DatabaseName(pool)
 	vs, err := migrations.Status(ctx, pool, nil)
 	if err != nil {
 		c.status, c.found = statusFail, where+" is reachable; reading its migrations failed: "+err.Error()
