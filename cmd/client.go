@@ -73,7 +73,7 @@ func (a *app) appConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, er
 		Credentials: api.Credentials{ConsumerKey: c.ConsumerKey, ConsumerSecret: c.ConsumerSecret},
 		Timeout:     time.Duration(c.Timeout),
 		Logger:      a.log.Named("api"),
-		BaseOrigins: a.baseOrigins(),
+		BaseOrigins: a.cfg.BaseOrigins(),
 	}
 	if c.AccessToken != "" { // missingService asks for both or neither
 		cfg.UserToken = &api.Token{Token: c.AccessToken, Secret: c.AccessSecret}
