@@ -2,52 +2,11 @@ package adsynccmd
 
 import (
 	"encoding/json"
-	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/adsync/adsync/sync/api"
 	"github.com/stretchr/testify/require"
 )
-
-func TestAPIRequestRules(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name         string
-		rc           rawCall
-		method, path string
-		base         api.Base
-		query, form  url.Values
-		json         string
-		auth         api.AuthMode
-	}{
-		{name: "v2 path goes to the API base with query data", rc: rawCall{bearer: true, data: []string{"ids=1,2"}},
-			method: "get", path: "/2/posts", base: api.BaseAPI, query: url.Values{"ids": {"1,2"}}, auth: api.AuthBearer},
-		{name: "oauth path goes to the API base", method: "POST", path: "/oauth2/invalidate_token?access_token=x",
-			base: api.BaseAPI, query: url.Values{"access_token": {"x"}}, auth: api.AuthUser},
-		{name: "1.1 path goes to the API base with form data", rc: rawCall{data: []string{"a=b", "a=c"}}, method: "POST",
-			path: "/1.1/oauth/invalidate_token", base: api.BaseAPI, query: url.Values{}, form: url.Values{"a": {"b", "c"}}, auth: api.AuthUser},
-		{name: "ads path goes to the ads base", rc: rawCall{data: []string{"count=5", "empty="}}, method: "DELETE", path: "/12/accounts",
-			base: api.BaseAds, query: url.Values{"count": {"5"}, "empty": {""}}, auth: api.AuthUser},
-		{name: "sandbox flag picks the sandbox base", rc: rawCall{sandbox: true, data: []string{"name=x"}}, method: "PUT", path: "/12/accounts/a1",
-			base: api.BaseSandbox, query: url.Values{}, form: url.Values{"name": {"x"}}, auth: api.AuthUser},
-		{name: "JSON body moves data to the query", rc: rawCall{jsonBody: `{"a":1}`, data: []string{"k=v"}}, method: "POST", path: "/12/batch",
-			base: api.BaseAds, query: url.Values{"k": {"v"}}, json: `{"a":1}`, auth: api.AuthUser},
-	} {
-		req, err := tc.rc.request(tc.method, tc.path)
-		require.NoError(t, err, tc.name)
-		require.Equal(t, strings.ToUpper(tc.method), req.Method, tc.name)
-		require.Equal(t, tc.base, req.Base, tc.name)
-		require.Equal(t, tc.query, req.Query, tc.name)
-		require.Equal(t, tc.form, req.Form, tc.name)
-		require.Equal(t, tc.auth, req.Auth, tc.name)
-		if tc.json == "" {
-			require.Nil(t, req.JSON, tc.name)
-		} else {
-			require.Equal(t, []byte(tc.json), req.JSON, tc.name)
-		}
-	}
-}
 
 func TestAPIRejectsBadCommandLines(t *testing.T) {
 	t.Parallel()
@@ -124,16 +83,4 @@ func TestAPIFailureExitsOneWithTheTypedError(t *testing.T) {
 	r = run(t, "api", "GET", "/12/accounts", "--config", conf)
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "no user access token configured")
-}
-
-func TestAPICommandMasksTokensInCredentialAnswers(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		`{"access_token":"AAAA%2Bsecret"}`:                   `{"access_token":"********"}`,
-		`oauth_token=abc&oauth_token_secret=def&user_id=1`:   `oauth_token=********&oauth_token_secret=********&user_id=1`,
-		`{"token_type":"bearer","access_token" : "x"}`:       `{"token_type":"bearer","access_token" : "********"}`,
-		`{"data":[{"id":"1","text":"no credentials here"}]}`: `{"data":[{"id":"1","text":"no credentials here"}]}`,
-	} {
-		require.Equal(t, want, string(maskCredentials([]byte(in))))
-	}
 }

@@ -2,7 +2,6 @@ package adsynccmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -36,27 +35,13 @@ func (a *app) apiClient(ctx context.Context, pool *pgxpool.Pool) (*api.Client, e
 // configured access token, the token adsync auth login stored.
 func (a *app) apiConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, error) {
 	cfg, err := a.appConfig(ctx, pool)
-	if err != nil || pool == nil || cfg.UserToken != nil || a.cfg.SecretKey == "" {
+	if err != nil || pool == nil || a.cfg.SecretKey == "" {
 		return cfg, err
 	}
-	tok, err := api.PGUserTokenStore{Pool: pool, SecretKey: a.cfg.SecretKey}.Current(ctx, cfg.Credentials)
-	var undecryptable *api.UndecryptableTokenError
-	switch {
-	case errors.As(err, &undecryptable):
-		return api.Config{}, fmt.Errorf("reading the stored user token: %w: %s", err, wayOut(undecryptable))
-	case errors.Is(err, api.ErrNoStoredToken):
-	case err != nil:
-		return api.Config{}, fmt.Errorf("reading the stored user token: %w", err)
-	default:
-		cfg.UserToken = &api.Token{Token: tok.Token, Secret: tok.Secret, UserID: tok.UserID, ScreenName: tok.ScreenName}
+	if err := (api.PGUserTokenStore{Pool: pool, SecretKey: a.cfg.SecretKey}).UseCurrent(ctx, &cfg); err != nil {
+		return api.Config{}, err
 	}
 	return cfg, nil
-}
-
-// wayOut says what to do about a stored token the configured key cannot
-// decrypt.
-func wayOut(e *api.UndecryptableTokenError) string {
-	return "run adsync auth login to replace it, or adsync auth remove --user-id " + e.UserID + " to forget it"
 }
 
 // appClient is a client without the stored user token: for the commands
@@ -88,7 +73,7 @@ func (a *app) appConfig(ctx context.Context, pool *pgxpool.Pool) (api.Config, er
 		Credentials: api.Credentials{ConsumerKey: c.ConsumerKey, ConsumerSecret: c.ConsumerSecret},
 		Timeout:     time.Duration(c.Timeout),
 		Logger:      a.log.Named("api"),
-		BaseOrigins: a.baseOrigins(),
+		BaseOrigins: a.cfg.BaseOrigins(),
 	}
 	if c.AccessToken != "" { // missingService asks for both or neither
 		cfg.UserToken = &api.Token{Token: c.AccessToken, Secret: c.AccessSecret}

@@ -228,24 +228,3 @@ func TestDoctorNamesATokenStoredByAuthLoginAsSuch(t *testing.T) {
 	require.Equal(t, "ok", doctorLine(t, r.stdout, "service"), r.stdout)
 	b.requireNoSecrets(t, r.stdout+r.stderr)
 }
-
-// The temp folder check says whether an audience plan can keep its users'
-// keys there, names the fix when not, and leaves nothing behind.
-func TestDoctorChecksTheTempFolderAPlanWritesIn(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	c := checkTempFolder(dir)
-	require.Equal(t, checkOK, c.status, c.found)
-	require.Contains(t, c.found, dir+" is writable")
-	require.Regexp(t, `GB free: an audience plan of up to about \d+ million users fits`, c.found)
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Empty(t, entries)
-
-	missing := filepath.Join(dir, "missing")
-	c = checkTempFolder(missing)
-	require.Equal(t, checkFail, c.status)
-	require.Contains(t, c.found, missing+" cannot be written")
-	require.Equal(t, "set TMPDIR to a writable folder with room: an audience plan keeps about 40 bytes a user there while it plans "+
-		"(a user of one identifier), and 16 bytes more a user past its first 262144 users", c.todo)
-}

@@ -3,9 +3,6 @@ package adsynccmd
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -36,75 +33,14 @@ func changedFlags(cmd *cobra.Command, names []string) []string {
 // shared fake when one runs.
 func (a *app) serveFake(ctx context.Context, addr string, opts fixtures.Options, addrFile string) error {
 	if demoDatabaseHere() {
-		if rec, ok := localfake.Running(ctx, demoFakeDir); ok {
-			fmt.Fprintf(a.stderr, "adsync: the demo's commands keep using its shared fake at %s (pid %d), not this one\n", rec.URL, rec.PID)
-		}
+		localfake.SayAnotherRuns(ctx, demoFakeDir, a.stderr)
 	}
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	ln, err := fixtures.Listen(ctx, addr, addrFile)
 	if err != nil {
 		return err
 	}
-	if err := writeAddrFile(ln, addrFile); err != nil {
-		return err
-	}
-	return fixtures.ServeOn(ctx, ln, opts, a.printLine)
+	return fixtures.ServeOn(ctx, ln, opts, func(format string, args ...any) { fmt.Fprintf(a.stdout, format+"\n", args...) })
 }
-
-// serveDemoFake is fixtures serve in the demo's directory without --addr:
-// where the demo's shared fake runs, or that fake served here (started by
-// hand: adsync commands use it and never stop it) until ctx is done.
-func (a *app) serveDemoFake(ctx context.Context, addr string, opts fixtures.Options, addrFile string) error {
-	if rec, ok := localfake.Running(ctx, demoFakeDir); ok {
-		a.printRunningDemoFake(rec)
-		return nil
-	}
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	rec, ok, release, err := localfake.ServeByHand(ctx, demoFakeDir, "http://"+ln.Addr().String())
-	if err != nil || !ok {
-		ln.Close()
-		if err == nil {
-			a.printRunningDemoFake(rec)
-		}
-		return err
-	}
-	defer release()
-	if err := writeAddrFile(ln, addrFile); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "serving the demo's shared fake service (adsync commands run in this directory use it and never stop it; Ctrl-C stops it)\n")
-	opts.AudienceFile = localfake.AudienceFile(demoFakeDir)
-	return fixtures.ServeOn(ctx, ln, opts, a.printLine)
-}
-
-// writeAddrFile writes the address ln listens on to path (when given),
-// closing ln if it cannot.
-func writeAddrFile(ln net.Listener, path string) error {
-	if path == "" {
-		return nil
-	}
-	if err := os.WriteFile(path, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
-		ln.Close()
-		return fmt.Errorf("writing the address file: %w", err)
-	}
-	return nil
-}
-
-// printRunningDemoFake says where the demo's shared fake runs.
-func (a *app) printRunningDemoFake(rec localfake.Record) {
-	who := "started by an adsync command, stopped when the last adsync command using it ends; its log: " +
-		filepath.Join(demoFakeDir, "server.log")
-	if rec.ByHand {
-		who = "started by hand"
-	}
-	fmt.Fprintf(a.stdout, "the demo's fake service is already running at %s (pid %d, %s)\n", rec.URL, rec.PID, who)
-	fmt.Fprintf(a.stdout, "pass --addr HOST:PORT to serve a fake of your own beside it\n")
-}
-
-// printLine prints one line of format on stdout.
-func (a *app) printLine(format string, args ...any) { fmt.Fprintf(a.stdout, format+"\n", args...) }
 
 func (a *app) fixturesCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "fixtures", Short: "The fake service every test and the demo talk to"}
@@ -149,7 +85,7 @@ it and never stop it). With --addr it serves a fake of its own, never the demo's
 				if opts.Anchor, err = demoAnchor(demoAnchorFile, time.Now()); err != nil {
 					return err
 				}
-				return a.serveDemoFake(cmd.Context(), addr, opts, addrFile)
+				return localfake.ServeShared(cmd.Context(), demoFakeDir, addr, addrFile, opts, a.stdout)
 			}
 			return a.serveFake(cmd.Context(), addr, opts, addrFile)
 		},

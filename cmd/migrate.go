@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/adsync/adsync/cmd/internal/logging"
 	"github.com/adsync/adsync/migrations"
@@ -25,7 +24,7 @@ func (a *app) migrateCommand() *cobra.Command {
 				return err
 			}
 			if status {
-				return a.printMigrationStatus(cmd.Context(), pool)
+				return migrations.WriteStatus(cmd.Context(), pool, logging.Slog(a.log), a.stdout)
 			}
 			return a.migrate(cmd.Context(), pool)
 		},
@@ -74,8 +73,7 @@ func (a *app) openDatabase(ctx context.Context, maxConns int32, migrated bool) (
 // adsync's tables would be missing or out of date, and the command would
 // fail on raw SQL instead.
 func requireMigrated(ctx context.Context, pool *pgxpool.Pool) error {
-	cc := pool.Config().ConnConfig
-	where := fmt.Sprintf("database %q at %s", cc.Database, store.ServerName(cc.Host, cc.Port))
+	where := store.DatabaseName(pool)
 	vs, err := migrations.Status(ctx, pool, nil)
 	if err != nil {
 		return fmt.Errorf("reading the migrations of %s: %w", where, err)
@@ -86,39 +84,13 @@ func requireMigrated(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
+// migrate applies the migrations and says what it applied (adsync migrate,
+// adsync run).
 func (a *app) migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	res, err := migrations.Migrate(ctx, pool, logging.Slog(a.log))
 	if err != nil {
 		return err
 	}
-	if len(res.River)+len(res.App) == 0 {
-		fmt.Fprintln(a.stdout, "database is up to date")
-		return nil
-	}
-	fmt.Fprintf(a.stdout, "applied %d River and %d adsync migrations\n", len(res.River), len(res.App))
-	return nil
-}
-
-func (a *app) printMigrationStatus(ctx context.Context, pool *pgxpool.Pool) error {
-	vs, err := migrations.Status(ctx, pool, logging.Slog(a.log))
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "COMPONENT\tVERSION\tNAME\tSTATE\tAPPLIED AT")
-	for _, v := range vs {
-		state, at := "pending", ""
-		if v.Applied {
-			state = "applied"
-			if !v.AppliedAt.IsZero() {
-				at = v.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", v.Component, v.Version, v.Name, state, at)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "%d pending\n", migrations.Pending(vs))
+	fmt.Fprintln(a.stdout, res)
 	return nil
 }

@@ -24,12 +24,10 @@ var sqlText = regexp.MustCompile(`(?i)^\s*select\s[\s\S]*\bfrom\s+\w|^\s*with\s+
 // check of the demo's files), or that predate this test and belong in a
 // sync/* package.
 var sqlKept = map[string]int{
-	"cmd/audience.go":        1, // --query's help shows a user's query
-	"cmd/audience_upload.go": 1, // and so does audience upload's
-	"cmd/run.go":             2, // the demo's psql and DuckDB checks, printed for the user to run
-	"cmd/auth.go":            1, // to move: whether a user is stored (sync/access)
-	"cmd/auth_users.go":      1, // to move: a user's screen name (sync/access)
-	"jobs/rescue.go":         4, // to move: the worker registry and its rescue of River jobs (sync/store)
+	"cmd/audience.go":           1, // --query's help shows a user's query
+	"cmd/audience_upload.go":    1, // and so does audience upload's
+	"cmd/run.go":                2, // the demo's psql and DuckDB checks, printed for the user to run
+	"jobs/jobstest/jobstest.go": 1, // test support, not jobs: a database copied from the template gets its own identity
 }
 
 // SQL lives in sync/* and export: cmd parses flags and calls one

@@ -56,8 +56,7 @@ func (l *Liveness) Start(ctx context.Context) (stop func(), err error) {
 		l.MaxRescues = 10
 	}
 	host, _ := os.Hostname()
-	if _, err := l.Pool.Exec(ctx, `INSERT INTO adsync_workers (client_id, hostname, pid) VALUES ($1, $2, $3)
-		ON CONFLICT (client_id) DO UPDATE SET heartbeat_at = now()`, l.ClientID, host, os.Getpid()); err != nil {
+	if err := store.RegisterWorker(ctx, l.Pool, l.ClientID, host, os.Getpid()); err != nil {
 		return nil, fmt.Errorf("registering the worker: %w", err)
 	}
 	bctx, cancel := context.WithCancel(ctx)
@@ -80,14 +79,14 @@ func (l *Liveness) Start(ctx context.Context) (stop func(), err error) {
 		<-done
 		ctx, c := context.WithTimeout(context.Background(), 5*time.Second)
 		defer c()
-		_, _ = l.Pool.Exec(ctx, `DELETE FROM adsync_workers WHERE client_id = $1`, l.ClientID)
+		_ = store.UnregisterWorker(ctx, l.Pool, l.ClientID)
 	}, nil
 }
 
 // beat records this worker as alive, rescues the jobs of dead ones and
 // ends what cancelled jobs left open.
 func (l *Liveness) beat(ctx context.Context) {
-	if _, err := l.Pool.Exec(ctx, `UPDATE adsync_workers SET heartbeat_at = now() WHERE client_id = $1`, l.ClientID); err != nil {
+	if err := store.BeatWorker(ctx, l.Pool, l.ClientID); err != nil {
 		if ctx.Err() == nil {
 			l.Log.Warn("worker heartbeat failed", zap.Error(err))
 		}
@@ -116,23 +115,8 @@ func (l *Liveness) beat(ctx context.Context) {
 }
 
 // Rescue hands back the running jobs of workers whose heartbeat is older
-// than DeadAfter and forgets those workers. It returns the jobs handed back.
+// than DeadAfter and forgets those workers (see store.RescueDeadWorkers).
+// It returns the jobs handed back.
 func (l *Liveness) Rescue(ctx context.Context) (int64, error) {
-	tag, err := l.Pool.Exec(ctx, `WITH dead AS (
-			DELETE FROM adsync_workers WHERE heartbeat_at < now() - $1::interval AND client_id <> $2 RETURNING client_id
-		)
-		UPDATE river_job SET
-			state        = CASE WHEN coalesce((metadata->>'adsync_rescues')::int, 0) >= $3 THEN 'discarded'::river_job_state ELSE 'available'::river_job_state END,
-			finalized_at = CASE WHEN coalesce((metadata->>'adsync_rescues')::int, 0) >= $3 THEN now() END,
-			attempt      = CASE WHEN coalesce((metadata->>'adsync_rescues')::int, 0) >= $3 THEN attempt ELSE greatest(attempt - 1, 0) END,
-			scheduled_at = now(),
-			metadata     = jsonb_set(metadata, '{adsync_rescues}', to_jsonb(coalesce((metadata->>'adsync_rescues')::int, 0) + 1)),
-			errors       = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt,
-			               'error', 'the worker running this job stopped (killed or lost) and the job was handed back', 'trace', ''))
-		WHERE state = 'running' AND attempted_by[array_length(attempted_by, 1)] IN (SELECT client_id FROM dead)`,
-		l.DeadAfter.String(), l.ClientID, l.MaxRescues)
-	if err != nil {
-		return 0, err
-	}
-	return tag.RowsAffected(), nil
+	return store.RescueDeadWorkers(ctx, l.Pool, l.DeadAfter, l.ClientID, l.MaxRescues)
 }

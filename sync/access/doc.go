@@ -6,7 +6,12 @@
 // limits are per user and endpoint), and moves an account's work to
 // another user when the service stops accepting the chosen one.
 //
-// It owns which accounts each user reaches (account_users) and the choice of
-// who acts for an account. It must not send a request except through package
-// api's client, and must not log a token.
+// It also adds and removes users, as adsync auth does: the three-legged login
+// at a terminal (Login), checking and storing pasted tokens (Onboarding.Add),
+// revoking and forgetting a user (Revoke, Remove) and listing them (List).
+//
+// It owns which accounts each user reaches (account_users), the users adsync
+// knows (api_users) and the choice of who acts for an account. It must not
+// send a request except through package api's client, and must not log or
+// print a token or secret.
 package access

@@ -2,6 +2,7 @@ package access
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -160,6 +161,24 @@ func SetState(ctx context.Context, db DB, userID, state, reason string) error {
 func Touch(ctx context.Context, db DB, userID string) error {
 	_, err := db.Exec(ctx, `UPDATE api_users SET last_used_at = now() WHERE user_id = $1`, userID)
 	return err
+}
+
+// Recorded reports whether adsync recorded user (api_users).
+func Recorded(ctx context.Context, db DB, userID string) (bool, error) {
+	var known bool
+	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM api_users WHERE user_id = $1)`, userID).Scan(&known)
+	return known, err
+}
+
+// ScreenName is the screen name adsync recorded for user, "" when none
+// (or the user is not recorded).
+func ScreenName(ctx context.Context, db DB, userID string) (string, error) {
+	var screen string
+	err := db.QueryRow(ctx, `SELECT screen_name FROM api_users WHERE user_id = $1`, userID).Scan(&screen)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return screen, err
 }
 
 // Forget drops what adsync recorded of user (its reach and state), not

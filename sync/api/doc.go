@@ -18,6 +18,12 @@
 // Explain is the one place that says what an error means (retry, wait until,
 // final); the job layer maps that to River in one function.
 //
+// It also holds the credential steps a person drives through adsync auth (the
+// three-legged flow's calls and the loopback CallbackListener that catches
+// its redirect, the encrypted store of user tokens, revoking the bearer
+// token), the calls adsync api makes by hand (RawCall, DoRaw) and adsync
+// doctor's probe of the service and its clock (ProbeService).
+//
 // It owns the requests: signing, paging, errors, retries and the rate-limit
 // governor with its own tables (api_rate_limits, api_bearer_tokens,
 // api_user_tokens). It must not import another adsync package or know a

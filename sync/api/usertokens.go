@@ -43,6 +43,11 @@ func (e *UndecryptableTokenError) Error() string {
 
 func (e *UndecryptableTokenError) Unwrap() error { return e.Err }
 
+// WayOut says what to do about the token: replace it, or forget it.
+func (e *UndecryptableTokenError) WayOut() string {
+	return "run adsync auth login to replace it, or adsync auth remove --user-id " + e.UserID + " to forget it"
+}
+
 // PGUserTokenStore keeps user tokens in Postgres (api_user_tokens),
 // encrypted with a key derived from ADSYNC_SECRET_KEY.
 type PGUserTokenStore struct {
@@ -142,6 +147,26 @@ func (s PGUserTokenStore) load(ctx context.Context, creds Credentials, userID st
 	}
 	tok.Token, tok.Secret = string(t), string(sec)
 	return tok, nil
+}
+
+// UseCurrent gives cfg, when it has no user token, the one most recently
+// stored for its application; with none stored it stays without.
+func (s PGUserTokenStore) UseCurrent(ctx context.Context, cfg *Config) error {
+	if cfg.UserToken != nil {
+		return nil
+	}
+	tok, err := s.Current(ctx, cfg.Credentials)
+	var undecryptable *UndecryptableTokenError
+	switch {
+	case errors.As(err, &undecryptable):
+		return fmt.Errorf("reading the stored user token: %w: %s", err, undecryptable.WayOut())
+	case errors.Is(err, ErrNoStoredToken):
+	case err != nil:
+		return fmt.Errorf("reading the stored user token: %w", err)
+	default:
+		cfg.UserToken = &Token{Token: tok.Token, Secret: tok.Secret, UserID: tok.UserID, ScreenName: tok.ScreenName}
+	}
+	return nil
 }
 
 // MarkRevoked records that the user's token was invalidated and forgets it.

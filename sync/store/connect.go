@@ -54,6 +54,13 @@ func Connect(ctx context.Context, url string, opts ConnectOptions) (*pgxpool.Poo
 	return pool, nil
 }
 
+// DatabaseName names pool's database for messages: `database "adsync" at
+// db.example:5432`.
+func DatabaseName(pool *pgxpool.Pool) string {
+	cc := pool.Config().ConnConfig
+	return fmt.Sprintf("database %q at %s", cc.Database, ServerName(cc.Host, cc.Port))
+}
+
 // ServerName renders a host and port for messages ("db.example:5432", or
 // "socket /path" for Unix sockets).
 func ServerName(host string, port uint16) string {
