@@ -226,7 +226,11 @@ func (l *Local) jobEnded(job *rivertype.JobRow, what string, reported *int, out 
 		}
 		return true, nil
 	case rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
-		return true, errors.New(what + ": " + strings.TrimPrefix(lastErr, "JobCancelError: "))
+		msg := strings.TrimPrefix(lastErr, "JobCancelError: ")
+		if !strings.HasPrefix(msg, what+":") && !strings.HasPrefix(msg, what+" ") {
+			msg = what + ": " + msg // never a doubled prefix: the export's errors name it already
+		}
+		return true, errors.New(msg)
 	}
 	return false, nil
 }

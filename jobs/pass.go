@@ -166,7 +166,7 @@ func (l *Local) passInsights(ctx context.Context, deps *Deps, keywords []insight
 		names[i] = s.Name
 	}
 	var counts map[string]int
-	if err := l.runJob(ctx, deps, InsightsArgs{Sets: names, Trigger: "run"}, "keyword insights", &counts); err != nil {
+	if err := l.runJob(ctx, deps, InsightsArgs{Sets: names, Trigger: "run"}, "insights", &counts); err != nil {
 		return err
 	}
 	fmt.Fprintf(l.Out, "%d keyword sets, %d windows, %d requests, %d volume buckets stored\n",
