@@ -12,7 +12,7 @@ import (
 // came from (sync/api says what the error means; only the command layer
 // knows the sources). Secrets' values are never named.
 func (a *app) withSources(err error) error {
-	if err == nil || a.fakeStarted {
+	if err == nil || a.demo.FakeStarted() {
 		return err // the fake started in this process set the credentials
 	}
 	c := a.cfg.API

@@ -1,9 +1,7 @@
 package adsynccmd
 
 import (
-	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/adsync/adsync/export"
 	"github.com/spf13/cobra"
@@ -29,32 +27,19 @@ parameters such as ?endpoint=http://host:port&use_path_style=true&region=us-east
 exported to before.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("out") && strings.TrimSpace(out) == "" {
-				return usageError("export: --out must not be empty (the folder to export into)")
-			}
-			if out == "" {
-				out = a.cfg.Export.Out
-			}
-			if _, err := export.ParseOutput(out); err != nil {
-				return usageError("%v", err)
-			}
-			var names []string
-			if tables != "" {
-				names = strings.Split(tables, ",")
-			}
-			if _, err := export.Select(names); err != nil {
-				return usageError("--tables: %v", err)
-			}
-			ctx := cmd.Context()
-			pool, err := a.connect(ctx)
+			o, err := a.exportOptions(cmd.Flags().Changed("out"), out, tables, full)
 			if err != nil {
 				return err
 			}
-			res, err := export.Run(ctx, pool, export.Options{Out: out, Tables: names, Full: full})
+			pool, err := a.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			return printExport(a, res)
+			res, err := export.Run(cmd.Context(), pool, o)
+			if err != nil {
+				return err
+			}
+			return res.Summary().WriteText(a.stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -64,25 +49,34 @@ exported to before.`,
 	return cmd
 }
 
+// exportOptions checks export's flags and returns the export they ask
+// for: into out (export.out when not given; outGiven says --out was),
+// of the comma-separated tables (all when empty).
+func (a *app) exportOptions(outGiven bool, out, tables string, full bool) (export.Options, error) {
+	if outGiven && strings.TrimSpace(out) == "" {
+		return export.Options{}, usageError("export: --out must not be empty (the folder to export into)")
+	}
+	if out == "" {
+		out = a.cfg.Export.Out
+	}
+	if _, err := export.ParseOutput(out); err != nil {
+		return export.Options{}, usageError("%v", err)
+	}
+	var names []string
+	if tables != "" {
+		names = strings.Split(tables, ",")
+	}
+	if _, err := export.Select(names); err != nil {
+		return export.Options{}, usageError("--tables: %v", err)
+	}
+	return export.Options{Out: out, Tables: names, Full: full}, nil
+}
+
+// tableNames are the exported tables' names, for --tables' help.
 func tableNames() []string {
 	var out []string
 	for _, t := range export.Tables() {
 		out = append(out, t.Name)
 	}
 	return out
-}
-
-func printExport(a *app, res *export.Result) error {
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TABLE\tROWS\tFILES")
-	var rows int64
-	for _, t := range res.Tables {
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", t.Name, t.Rows, len(t.Files))
-		rows += t.Rows
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "export run %d: %d rows (%s), manifest %s\n", res.RunID, rows, res.Partition, res.Manifest)
-	return nil
 }
