@@ -1,16 +1,12 @@
 package adsynccmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"runtime"
 	"strings"
 	"time"
 
-	"github.com/adsync/adsync/export/outfile"
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/sync/audience"
@@ -161,7 +157,9 @@ a hint naming the delimiter the file seems to use.`,
 			if err != nil {
 				return err
 			}
-			return inputUsage(a.audienceHash(cmd.Context(), src, out, hf.maxInvalid, norm, ropts))
+			return inputUsage(audience.Hash(cmd.Context(), audience.HashOptions{In: src.in, Query: src.query, SourceURL: src.sourceURL,
+				Pool: a.sourceDatabase, QueryTimeout: time.Duration(a.cfg.Audience.QueryTimeout), Stdin: a.stdin, Out: out,
+				Stdout: a.stdout, Stderr: a.stderr, MaxInvalid: hf.maxInvalid, Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0)}))
 		},
 	}
 	f := cmd.Flags()
@@ -171,82 +169,7 @@ a hint naming the delimiter the file seems to use.`,
 	return cmd
 }
 
-// openHashInput opens what audience hash reads, and names it for messages.
-func (a *app) openHashInput(ctx context.Context, src sourceFlags, ropts hashing.ReaderOptions) (rows hashing.RecordReader, name string, close func() error, err error) {
-	switch {
-	case src.query != "":
-		var pool *pgxpool.Pool
-		if src.sourceURL == "" {
-			if pool, err = a.openDatabase(ctx, 2, false); err != nil {
-				return nil, "", nil, err
-			}
-		}
-		rows, close, err = audience.OpenSource(ctx, pool, audience.PlanOptions{Query: src.query, SourceURL: src.sourceURL, Reader: ropts,
-			QueryTimeout: time.Duration(a.cfg.Audience.QueryTimeout)})
-		return rows, "query", close, err
-	case src.in == "-":
-		// Hide stdin's Close: the command does not own it.
-		in, format, err := hashing.Detect(struct{ io.Reader }{a.stdin}, "")
-		if err != nil {
-			return nil, "", nil, err
-		}
-		rows, err = hashing.NewReader(in, format, ropts)
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("stdin: %w", err)
-		}
-		return rows, "stdin", in.Close, nil
-	}
-	rows, _, close, err = hashing.OpenPath(src.in, ropts)
-	return rows, src.in, close, err
-}
-
-// audienceHash runs the hash pipeline from src to out (stdout when empty).
-func (a *app) audienceHash(ctx context.Context, src sourceFlags, out string, maxInvalid bound.Max, norm *hashing.Normalizer, ropts hashing.ReaderOptions) error {
-	rr, in, closeInput, err := a.openHashInput(ctx, src, ropts)
-	if err != nil {
-		return fmt.Errorf("audience hash: %w", err)
-	}
-	defer func() { _ = closeInput() }()
-
-	// The users reach the output only once the whole input passed: a failed
-	// run must leave nothing that looks complete, and stdout (or a FIFO)
-	// cannot be taken back.
-	var file *outfile.File
-	if out != "" {
-		file, err = outfile.Create(out)
-	} else {
-		file, err = outfile.Spool(a.stdout, "stdout")
-	}
-	if err != nil {
-		return fmt.Errorf("audience hash: %w", err)
-	}
-	defer file.Abort() // no-op after commit
-	reportTo := a.stdout
-	if file.Stream() { // stdout, /dev/stdout, a FIFO: the report must not join the users
-		reportTo = a.stderr
-	}
-	w := bufio.NewWriterSize(file, 256<<10)
-	var line []byte
-	report := &hashing.Report{}
-	err = hashing.HashRecordsParallel(rr, norm, runtime.GOMAXPROCS(0), func(u hashing.HashedUser) error {
-		line = append(u.AppendJSON(line[:0]), '\n')
-		_, err := w.Write(line)
-		return err
-	}, report)
-	if err != nil {
-		return fmt.Errorf("audience hash: %s: %w", in, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("audience hash: write: %w", err)
-	}
-	if err := report.WriteText(reportTo); err != nil {
-		return fmt.Errorf("audience hash: report: %w", err)
-	}
-	if err := report.CheckInvalid(maxInvalid); err != nil {
-		return fmt.Errorf("audience hash: %s: %w", in, err)
-	}
-	if err := file.Commit(); err != nil {
-		return fmt.Errorf("audience hash: %w", err)
-	}
-	return nil
+// sourceDatabase opens adsync's database for a --query to run on.
+func (a *app) sourceDatabase(ctx context.Context) (*pgxpool.Pool, error) {
+	return a.openDatabase(ctx, 2, false)
 }

@@ -2,14 +2,9 @@ package adsynccmd
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"runtime"
 	"strings"
 
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/sync/api"
-	"github.com/adsync/adsync/sync/audience"
 	"github.com/spf13/cobra"
 )
 
@@ -49,6 +44,8 @@ and ends with a report.`,
 	return cmd
 }
 
+// audienceSync runs the configured audience args names (see
+// jobs.Local.SyncAudience), after checking it is one.
 func (a *app) audienceSync(ctx context.Context, args []string, sf syncFlags) error {
 	names := a.cfg.AudienceNames()
 	configured := "none is configured: see audiences: in docs/audiences.md"
@@ -65,65 +62,5 @@ func (a *app) audienceSync(ctx context.Context, args []string, sf syncFlags) err
 	case sf.dryRun && sf.wait:
 		return usageError("audience sync: --dry-run sends nothing: drop --wait")
 	}
-	deps, err := a.pipeline(ctx)
-	if err != nil {
-		return fmt.Errorf("audience sync: %w", err)
-	}
-	return a.syncAudience(ctx, deps, def, sf)
-}
-
-// syncAudience runs the configured audience def now, as its schedule
-// does: `adsync audience sync NAME` and each audience of `adsync run`.
-func (a *app) syncAudience(ctx context.Context, deps *jobs.Deps, def audience.Definition, sf syncFlags) error {
-	inserter, err := a.inserter(deps)
-	if err != nil {
-		return err
-	}
-	res, err := audience.Sync(ctx, deps.Pool, audience.SyncOptions{
-		Definition: def, DryRun: sf.dryRun, Force: sf.force,
-		Review: func(r *audience.PlanResult) {
-			target := def.Target()
-			if r.Upload != nil {
-				target = r.Upload.AudienceID
-			}
-			writePlan(a.stdout, target, def.Mode, audience.OperationUpdate, r)
-		},
-		ClientFor: func(context.Context, string) (*api.Client, error) { return deps.API, nil },
-		Enqueue:   jobs.AudienceEnqueuer(inserter), Workers: runtime.GOMAXPROCS(0),
-	})
-	if err != nil {
-		return err
-	}
-	writeSyncResult(a.stdout, def, res, sf.dryRun)
-	if !res.Sends() || sf.dryRun {
-		return nil
-	}
-	if !sf.wait {
-		fmt.Fprintln(a.stdout, "queued: 'adsync worker' sends the batches")
-		return nil
-	}
-	return a.waitUpload(ctx, deps, res.Plan.Upload.ID)
-}
-
-// writeSyncResult says what a run of def did, after its plan.
-func writeSyncResult(w io.Writer, def audience.Definition, res *audience.SyncResult, dryRun bool) {
-	if res.Created {
-		fmt.Fprintf(w, "created custom audience %s (%q) for audience %s\n", res.AudienceID, def.Create, def.Name)
-	}
-	p := res.Plan
-	switch {
-	case p.Outcome == audience.Previewed, p.Outcome == audience.Skipped && dryRun:
-		fmt.Fprintln(w, "dry run: nothing recorded, created or sent")
-	case p.Outcome == audience.Resumed && dryRun:
-		fmt.Fprintf(w, "dry run: upload %d of the same source is unfinished; the same command without --dry-run resumes it\n", p.Upload.ID)
-	case p.Outcome == audience.Skipped:
-		fmt.Fprintf(w, "run %d: nothing to send: the same source was uploaded to audience %s as upload %d\n", res.RunID, res.AudienceID, p.Upload.ID)
-	case p.Outcome == audience.Resumed:
-		fmt.Fprintf(w, "run %d: resuming upload %d of the same source: batches already done are not sent again\n", res.RunID, p.Upload.ID)
-	case p.Batches == 0:
-		fmt.Fprintf(w, "run %d: nothing to send: audience %s already holds the source\n", res.RunID, res.AudienceID)
-	default:
-		fmt.Fprintf(w, "run %d: upload %d: %d rows read, %d invalid, %d adds and %d deletes in %d batches to audience %s\n",
-			res.RunID, p.Upload.ID, p.Upload.RowsRead, p.Upload.RowsInvalid, p.Summary.Adds, p.Summary.Deletes, p.Batches, res.AudienceID)
-	}
+	return a.local().SyncAudience(ctx, def, jobs.AudienceSync{DryRun: sf.dryRun, Force: sf.force, Wait: sf.wait})
 }

@@ -1,11 +1,6 @@
 package adsynccmd
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -13,12 +8,9 @@ import (
 	"github.com/adsync/adsync/cmd/internal/config"
 	"github.com/adsync/adsync/hashing/bound"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 )
 
 // uploadFlags are the flags of audience upload.
@@ -32,11 +24,6 @@ type uploadFlags struct {
 	hf                     hashFlags
 	// flags are the command's parsed flags, to print the command again.
 	flags *pflag.FlagSet
-	// display names the file in messages when in is not the user's path
-	// (the demo's temporary copy of the sample); empty: in.
-	display string
-	// trigger is recorded with the upload's run (empty: "manual").
-	trigger string
 }
 
 func (a *app) audienceUploadCommand() *cobra.Command {
@@ -87,7 +74,12 @@ is 1 when a batch failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			uf.flags = cmd.Flags()
-			return a.audienceUpload(cmd.Context(), &uf)
+			o, err := uf.planOptions()
+			if err != nil {
+				return err
+			}
+			o.QueryTimeout = time.Duration(a.cfg.Audience.QueryTimeout)
+			return a.local().UploadAudience(cmd.Context(), jobs.AudienceUpload{Plan: o, Create: uf.create, Name: uf.name(), Wait: uf.wait, Again: uf.commandFor})
 		},
 	}
 	f := cmd.Flags()
@@ -166,121 +158,13 @@ func (uf *uploadFlags) planOptions() (audience.PlanOptions, error) {
 		AccountID: uf.account, AudienceID: uf.audienceID, Path: uf.in, Query: uf.query, SourceURL: uf.sourceURL,
 		Operation: uf.op, Mode: uf.mode, EffectiveAt: eff, ExpiresAt: exp, Force: uf.force,
 		MaxInvalid: uf.hf.maxInvalid, MaxDelete: uf.maxDelete, DryRun: uf.dryRun,
-		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0), Trigger: uf.trigger,
+		Normalizer: norm, Reader: ropts, Workers: runtime.GOMAXPROCS(0),
 	}, nil
-}
-
-func (a *app) audienceUpload(ctx context.Context, uf *uploadFlags) error {
-	o, err := uf.planOptions()
-	if err != nil {
-		return err
-	}
-	o.QueryTimeout = time.Duration(a.cfg.Audience.QueryTimeout)
-	// A file is checked before the database is opened; a query on
-	// adsync's database once it is. Either way before any audience is
-	// created or anything recorded.
-	if uf.query == "" {
-		if err := audience.CheckSource(ctx, nil, o); err != nil {
-			return inputUsage(fmt.Errorf("audience upload: %w", err))
-		}
-	}
-	deps, err := a.pipeline(ctx)
-	if err != nil {
-		return fmt.Errorf("audience upload: %w", err)
-	}
-	if uf.query != "" {
-		if err := audience.CheckSource(ctx, deps.Pool, o); err != nil {
-			return inputUsage(fmt.Errorf("audience upload: %w", err))
-		}
-	}
-	if uf.audienceID != "" {
-		// With --create, the create call itself answers 404 for such an
-		// account, and says so below without a request more.
-		if err := a.checkAccounts(ctx, deps, "audience upload: --account", []string{uf.account}); err != nil {
-			return err
-		}
-	}
-	inserter, err := a.inserter(deps)
-	if err != nil {
-		return err
-	}
-	o.Enqueue = jobs.AudienceEnqueuer(inserter)
-	if uf.create != "" {
-		if o.AudienceID, err = a.createForUpload(ctx, deps, uf, o); err != nil {
-			return err
-		}
-	}
-	audienceID := o.AudienceID
-	o.Review = func(res *audience.PlanResult) { writePlan(a.stdout, audienceID, uf.mode, uf.op, res) }
-	res, err := audience.Plan(ctx, deps.Pool, o)
-	if err != nil {
-		return inputUsage(err)
-	}
-	if !a.writeOutcome(uf, audienceID, res) || !uf.wait {
-		return nil
-	}
-	return a.waitUpload(ctx, deps, res.Upload.ID)
-}
-
-// createForUpload creates the audience of --create, or finds the one an
-// earlier run created for the same input, and returns its id.
-func (a *app) createForUpload(ctx context.Context, deps *jobs.Deps, uf *uploadFlags, o audience.PlanOptions) (string, error) {
-	id, created, err := audience.CreateForUpload(ctx, deps.Pool, deps.API, uf.create, o)
-	var dup *audience.DuplicateNameError
-	if errors.As(err, &dup) && dup.ExistingID != "" {
-		return "", fmt.Errorf("audience upload: --create: %w; upload to it with: %s", dup, uf.commandFor(dup.ExistingID))
-	}
-	if errors.Is(err, api.ErrNotFound) {
-		return "", usageError("audience upload: --account: %s", unreachableAccount(uf.account))
-	}
-	if err != nil {
-		return "", fmt.Errorf("audience upload: --create: %w", err)
-	}
-	if created {
-		fmt.Fprintf(a.stdout, "created custom audience %s (%q)\n", id, uf.create)
-	} else {
-		fmt.Fprintf(a.stdout, "continuing with custom audience %s (%q), created by adsync for this input\n", id, uf.create)
-	}
-	return id, nil
-}
-
-// writeOutcome says what the plan did, and whether it left batches for a
-// worker (or --wait) to send.
-func (a *app) writeOutcome(uf *uploadFlags, audienceID string, res *audience.PlanResult) (queued bool) {
-	up := res.Upload
-	switch {
-	case res.Outcome == audience.Skipped:
-		fmt.Fprintf(a.stdout, "skipped: %s was already uploaded to audience %s as upload %d (%s, %s); --force uploads it again\n",
-			uf.name(), audienceID, up.ID, up.Operation, up.Mode)
-		return false
-	case res.Outcome == audience.Resumed && uf.dryRun:
-		fmt.Fprintf(a.stdout, "dry run: upload %d of %s is unfinished; the same command without --dry-run resumes it\n", up.ID, uf.name())
-		return false
-	case res.Outcome == audience.Previewed:
-		fmt.Fprintln(a.stdout, "dry run: nothing recorded or sent")
-		return false
-	case res.Outcome == audience.Empty:
-		fmt.Fprintf(a.stdout, "nothing to upload: %s has no valid user (%d rows read, %d invalid), so --op %s changes nothing; nothing recorded or sent\n",
-			uf.name(), res.Report.RowsRead, res.Report.RowsInvalid, uf.op)
-		return false
-	case res.Outcome == audience.Resumed:
-		fmt.Fprintf(a.stdout, "resuming upload %d of %s: batches already done are not sent again\n", up.ID, uf.name())
-	default:
-		fmt.Fprintf(a.stdout, "upload %d: %d rows read, %d invalid, %d adds and %d deletes in %d batches to audience %s\n",
-			up.ID, up.RowsRead, up.RowsInvalid, res.Summary.Adds, res.Summary.Deletes, res.Batches, audienceID)
-	}
-	if !uf.wait && up.State == audience.StatePlanned {
-		fmt.Fprintln(a.stdout, "queued: 'adsync worker' sends the batches")
-	}
-	return true
 }
 
 // name is the input as the user knows it.
 func (uf *uploadFlags) name() string {
-	switch {
-	case uf.display != "":
-		return uf.display
-	case uf.query != "":
+	if uf.query != "" {
 		return "the query's result"
 	}
 	return uf.in
@@ -323,93 +207,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// writePlan prints a new plan for people, before anything of it is
-// recorded or sent: the invalid rows left out, the rows repeating a user,
-// then what it sends (users, each once).
-func writePlan(w io.Writer, audienceID, mode, op string, res *audience.PlanResult) {
-	for _, e := range res.Report.InvalidRows {
-		fmt.Fprintf(w, "invalid: %s: %s (not uploaded)\n", res.Report.Where(e.Line), e.Reason)
-	}
-	if n := res.Report.RowsInvalid - len(res.Report.InvalidRows); n > 0 {
-		fmt.Fprintf(w, "invalid: %d more rows not listed\n", n)
-	}
-	if res.Report.RowsDuplicate > 0 {
-		fmt.Fprintln(w, res.Report.DuplicatesLine())
-	}
-	s := res.Summary
-	switch {
-	case res.Outcome == audience.Refused, res.Outcome == audience.Empty:
-		// No plan was made of the source read: what follows says why.
-	case mode == audience.ModeReplace:
-		width := len(fmt.Sprint(max(s.Adds, s.Deletes, s.Unchanged)))
-		fmt.Fprintf(w, "plan for audience %s (replace):\n", audienceID)
-		fmt.Fprintf(w, "  add:       %*d users\n", width, s.Adds)
-		fmt.Fprintf(w, "  delete:    %*d of %d known identifiers\n", width, s.Deletes, s.Known)
-		fmt.Fprintf(w, "  unchanged: %*d users\n", width, s.Unchanged)
-	case op == audience.OperationDelete:
-		fmt.Fprintf(w, "plan for audience %s (delete):\n  delete: %d users\n", audienceID, s.Deletes)
-	default:
-		fmt.Fprintf(w, "plan for audience %s (add):\n  add: %d users\n", audienceID, s.Adds)
-	}
-}
-
-// waitUpload runs a worker in this process until upload id is finished,
-// then prints its report.
-func (a *app) waitUpload(ctx context.Context, deps *jobs.Deps, id int64) error {
-	// No schedules: this process only helps the queues until the upload ends.
-	_, stop, err := a.startWorking(ctx, deps, false)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = stop(30 * time.Second) }()
-	// The progress bar is for people: only on a terminal.
-	tty, isTTY := a.stderr.(*os.File)
-	isTTY = isTTY && term.IsTerminal(int(tty.Fd()))
-	var bar *progressbar.ProgressBar
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	var p audience.Progress
-	for {
-		p, err = audience.LoadProgress(ctx, deps.Pool, id)
-		if err != nil {
-			return err
-		}
-		if isTTY && bar == nil {
-			bar = progressbar.NewOptions64(max(p.Users, 1), progressbar.OptionSetWriter(tty), progressbar.OptionSetDescription("users"),
-				progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-		}
-		if bar != nil {
-			_ = bar.Set64(p.UsersDone)
-		}
-		if p.Finished() && p.State != audience.StatePlanned {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("audience upload %d: interrupted; run the same command again to resume: %w", id, ctx.Err())
-		case <-tick.C:
-		}
-	}
-	if bar != nil {
-		_ = bar.Finish()
-	}
-	up, err := audience.LoadUpload(ctx, deps.Pool, id)
-	if err != nil {
-		return err
-	}
-	writeUploadReport(a.stdout, up, p)
-	if p.Failed > 0 {
-		return fmt.Errorf("audience upload %d: %d of %d batches failed (see audience_batches.last_error and audience_batch_errors)", id, p.Failed, p.Batches)
-	}
-	return nil
-}
-
-func writeUploadReport(w io.Writer, up *audience.Upload, p audience.Progress) {
-	fmt.Fprintf(w, "upload %d: %s\nrows read: %d\nrows invalid: %d\nbatches: %d (%d done, %d failed)\nretries: %d\nadds: %d sent, %d accepted\ndeletes: %d sent, %d accepted\n",
-		up.ID, up.State, up.RowsRead, up.RowsInvalid, p.Batches, p.Done, p.Failed, p.Retries, p.Adds, p.AddsAccepted, p.Deletes, p.DeletesAccepted)
-	if p.OperationErrors > 0 {
-		fmt.Fprintf(w, "item errors: %d\n", p.OperationErrors)
-	}
 }

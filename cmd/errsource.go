@@ -4,7 +4,7 @@ package adsynccmd
 // came from (see config.Config.NameSources), unless the fake started in
 // this process set them.
 func (a *app) withSources(err error) error {
-	if err == nil || a.fakeStarted {
+	if err == nil || a.demo.FakeStarted() {
 		return err
 	}
 	return a.cfg.NameSources(err)

@@ -1,9 +1,7 @@
 package adsynccmd
 
 import (
-	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/adsync/adsync/export"
 	"github.com/spf13/cobra"
@@ -29,37 +27,19 @@ parameters such as ?endpoint=http://host:port&use_path_style=true&region=us-east
 exported to before.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("out") && strings.TrimSpace(out) == "" {
-				return usageError("export: --out must not be empty (the folder to export into)")
-			}
-			if out == "" {
-				out = a.cfg.Export.Out
-			}
-			if _, err := export.ParseOutput(out); err != nil {
-				return usageError("%v", err)
-			}
-			var names []string
-			if tables != "" {
-				names = strings.Split(tables, ",")
-			}
-			if _, err := export.Select(names); err != nil {
-				return usageError("--tables: %v", err)
-			}
-			ctx := cmd.Context()
-			pool, err := a.connect(ctx)
+			o, err := a.exportOptions(cmd.Flags().Changed("out"), out, tables, format, full)
 			if err != nil {
 				return err
 			}
-			opts := a.cfg.Export.Options()
-			opts.Out, opts.Tables, opts.Full = out, names, full
-			if format != "" {
-				opts.Format = format
-			}
-			res, err := export.Run(ctx, pool, opts)
+			pool, err := a.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			return printExport(a, res)
+			res, err := export.Run(cmd.Context(), pool, o)
+			if err != nil {
+				return err
+			}
+			return res.Summary().WriteText(a.stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -70,25 +50,40 @@ exported to before.`,
 	return cmd
 }
 
+// exportOptions checks export's flags and returns the export they ask
+// for: into out (export.out when not given; outGiven says --out was),
+// of the comma-separated tables (all when empty), in format (export.format
+// when empty).
+func (a *app) exportOptions(outGiven bool, out, tables, format string, full bool) (export.Options, error) {
+	if outGiven && strings.TrimSpace(out) == "" {
+		return export.Options{}, usageError("export: --out must not be empty (the folder to export into)")
+	}
+	if out == "" {
+		out = a.cfg.Export.Out
+	}
+	if _, err := export.ParseOutput(out); err != nil {
+		return export.Options{}, usageError("%v", err)
+	}
+	var names []string
+	if tables != "" {
+		names = strings.Split(tables, ",")
+	}
+	if _, err := export.Select(names); err != nil {
+		return export.Options{}, usageError("--tables: %v", err)
+	}
+	opts := a.cfg.Export.Options()
+	opts.Out, opts.Tables, opts.Full = out, names, full
+	if format != "" {
+		opts.Format = format
+	}
+	return opts, nil
+}
+
+// tableNames are the exported tables' names, for --tables' help.
 func tableNames() []string {
 	var out []string
 	for _, t := range export.Tables() {
 		out = append(out, t.Name)
 	}
 	return out
-}
-
-func printExport(a *app, res *export.Result) error {
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TABLE\tROWS\tFILES")
-	var rows int64
-	for _, t := range res.Tables {
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", t.Name, t.Rows, len(t.Files))
-		rows += t.Rows
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "export run %d: %d rows (%s), manifest %s\n", res.RunID, rows, res.Partition, res.Manifest)
-	return nil
 }

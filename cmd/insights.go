@@ -1,10 +1,8 @@
 package adsynccmd
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/adsync/adsync/jobs"
@@ -35,44 +33,15 @@ UTC hour (HOUR) or midnight (DAY). Ranges over 7 days are split into 7-day windo
 more than 10 keywords and negatives into several requests, each with every negative.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(kw) == 0 {
-				return usageError("insights keywords: --keywords is required")
-			}
-			if start == "" {
-				return usageError("insights keywords: --start is required")
-			}
-			from, err := parseUTC(start)
+			set, from, to, err := keywordsLookup(kw, neg, start, end, gran, loc, name)
 			if err != nil {
-				return usageError("insights keywords: --start: %v", err)
-			}
-			to := time.Now().UTC()
-			if end != "" {
-				if to, err = parseUTC(end); err != nil {
-					return usageError("insights keywords: --end: %v", err)
-				}
-			}
-			if name == "" {
-				name = "adhoc:" + strings.Join(kw, ",")
-			}
-			set := insights.KeywordSet{Name: name, Keywords: kw, NegativeKeywords: neg, Location: loc, Granularity: gran}
-			plans, err := insights.PlanSets([]insights.KeywordSet{set})
-			if err != nil {
-				return usageError("insights keywords: %v", err)
-			}
-			if _, err := insights.Windows(from, to, plans[0].Set.Step()); err != nil {
-				return usageError("insights keywords: %v", err)
+				return err
 			}
 			deps, err := a.pipeline(cmd.Context())
 			if err != nil {
 				return err
 			}
-			r := &insights.Runner{Client: deps.API, Pool: deps.Pool}
-			params := map[string]any{"sets": []string{set.Name}, "start": from, "end": to}
-			rep, err := insights.Recorded(cmd.Context(), deps.Pool, "manual", params, func(ctx context.Context) (insights.Report, error) {
-				return r.Run(ctx, []insights.KeywordSet{set}, from, to)
-			})
-			printInsights(a, rep)
-			return err
+			return insights.Lookup(cmd.Context(), deps.API, deps.Pool, set, from, to, a.stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -86,30 +55,36 @@ more than 10 keywords and negatives into several requests, each with every negat
 	return cmd
 }
 
-// printInsights writes one table per stored window and request.
-func printInsights(a *app, rep insights.Report) {
-	for _, wr := range rep.Stored {
-		for _, res := range wr.Results {
-			fmt.Fprintf(a.stdout, "%s  %s to %s  %s", wr.Set.Name, wr.Window.Start.Format(time.RFC3339),
-				wr.Window.End.Format(time.RFC3339), wr.Set.Granularity)
-			if wr.Set.Location != "" {
-				fmt.Fprintf(a.stdout, "  location %s", wr.Set.Location)
-			}
-			fmt.Fprintf(a.stdout, "\nkeywords: %s", strings.Join(res.Group.Keywords, ", "))
-			if len(res.Group.NegativeKeywords) > 0 {
-				fmt.Fprintf(a.stdout, "  negative: %s", strings.Join(res.Group.NegativeKeywords, ", "))
-			}
-			fmt.Fprintln(a.stdout)
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "BUCKET\tVOLUME\t")
-			for _, b := range res.Buckets {
-				fmt.Fprintf(tw, "%s\t%d\t\n", b.Start.Format(time.RFC3339), b.Volume)
-			}
-			_ = tw.Flush()
-			fmt.Fprintf(a.stdout, "related keywords: %s\n\n", strings.Join(res.RelatedKeywords, ", "))
+// keywordsLookup checks insights keywords' flags and returns the set and
+// span they ask for; --end defaults to now and --name to adhoc:KEYWORDS.
+func keywordsLookup(kw, neg []string, start, end, gran, loc, name string) (set insights.KeywordSet, from, to time.Time, err error) {
+	if len(kw) == 0 {
+		return set, from, to, usageError("insights keywords: --keywords is required")
+	}
+	if start == "" {
+		return set, from, to, usageError("insights keywords: --start is required")
+	}
+	if from, err = parseUTC(start); err != nil {
+		return set, from, to, usageError("insights keywords: --start: %v", err)
+	}
+	to = time.Now().UTC()
+	if end != "" {
+		if to, err = parseUTC(end); err != nil {
+			return set, from, to, usageError("insights keywords: --end: %v", err)
 		}
 	}
-	fmt.Fprintf(a.stdout, "stored %d windows (%d requests, %d buckets)\n", rep.Windows, rep.Requests, rep.Buckets)
+	if name == "" {
+		name = "adhoc:" + strings.Join(kw, ",")
+	}
+	set = insights.KeywordSet{Name: name, Keywords: kw, NegativeKeywords: neg, Location: loc, Granularity: gran}
+	plans, err := insights.PlanSets([]insights.KeywordSet{set})
+	if err != nil {
+		return set, from, to, usageError("insights keywords: %v", err)
+	}
+	if _, err := insights.Windows(from, to, plans[0].Set.Step()); err != nil {
+		return set, from, to, usageError("insights keywords: %v", err)
+	}
+	return set, from, to, nil
 }
 
 // parseUTC reads a time as RFC 3339 or a UTC date with an optional time.

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/adsync/adsync/jobs"
 	"golang.org/x/term"
 )
 
@@ -106,7 +107,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if errors.As(err, &ec) {
 		return ec.code
 	}
-	if isCobraUsageError(err) {
+	var input *jobs.InputError // input the packages below found can never work
+	if errors.As(err, &input) || isCobraUsageError(err) {
 		return exitUsage
 	}
 	return exitError

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -32,18 +31,6 @@ func TestNextStepsRepeatTheGlobalFlagsOfTheRunWithoutAPassword(t *testing.T) {
 	require.NotContains(t, steps, "pw-never-shown")
 	require.Contains(t, steps, "  # first: export ADSYNC_DATABASE_URL=")
 	require.False(t, strings.Contains(steps, "--demo"))
-}
-
-func TestSpanWordsSaysWholeDaysAsDays(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		14 * 24 * time.Hour: "14 days",
-		24 * time.Hour:      "day",
-		36 * time.Hour:      "36h0m0s",
-	} {
-		if got := spanWords(d); got != want {
-			t.Errorf("spanWords(%v) = %q, want %q", d, got, want)
-		}
-	}
 }
 
 // An export to a bucket gets the export line, quoted, and no DuckDB line

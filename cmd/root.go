@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/cmd/internal/config"
+	"github.com/adsync/adsync/cmd/internal/demo"
 	"github.com/adsync/adsync/cmd/internal/logging"
 	"github.com/adsync/adsync/jobs"
 	"github.com/spf13/cobra"
@@ -29,14 +30,9 @@ type app struct {
 	log     *zap.Logger
 	metrics *jobs.Metrics // set by the worker, so clients and workers record metrics
 	deps    *jobs.Deps    // opened once by pipeline
-	// demoDB: the database is the demo's local Postgres under .adsync/
-	// (none is configured); fakeStarted: the fake service runs in this
-	// process.
-	demoDB, fakeStarted bool
-	// replayPending: the fake started for the demo's database has yet to
-	// get the audiences earlier commands created (replayDemoAudiences).
-	replayPending bool
-	closed        []func()
+	// demo is what the zero-config demo started for this command.
+	demo   demo.Env
+	closed []func()
 	// now is the clock of the analytics span checks and workers (time.Now
 	// when nil; tests pin it).
 	now func() time.Time
@@ -118,6 +114,7 @@ func (a *app) load(cmd *cobra.Command) error {
 		return err
 	}
 	a.log = log
+	a.demo = demo.Env{Out: a.stdout, Err: a.stderr, Log: log, OnClose: a.onClose}
 	for _, w := range config.UnknownEnv(os.Environ()) {
 		fmt.Fprintf(a.stderr, "adsync: warning: %s\n", w)
 	}

@@ -1,14 +1,11 @@
 package adsynccmd
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/sync/stats"
-	"github.com/adsync/adsync/sync/store"
 	"github.com/spf13/cobra"
 )
 
@@ -66,7 +63,10 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			args := jobs.StatsArgs{AccountIDs: splitList(accounts), Entities: splitList(entities),
 				Granularity: strings.ToUpper(gran), Segmentation: segmentation, Start: start, End: end, Full: full, Trigger: "manual"}
-			return a.statsSync(cmd.Context(), args, wait)
+			if _, _, err := args.Check(a.cfg.Stats.Settings()); err != nil {
+				return usageError("stats sync: %v", err)
+			}
+			return a.local().Stats(cmd.Context(), args, wait)
 		},
 	}
 	f := cmd.Flags()
@@ -79,120 +79,4 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 	f.BoolVar(&full, "full", false, "start at each account's creation instead of the lookback")
 	f.BoolVar(&wait, "wait", false, "work the run in this process and print what it pulled")
 	return cmd
-}
-
-// statsSync checks args (their span in each account's zone and their
-// share of the active entities window too), then
-// continues the open run the same arguments recorded (an interrupted --wait
-// leaves one) or records a new one, queues it, and with wait works it until
-// it ends.
-func (a *app) statsSync(ctx context.Context, args jobs.StatsArgs, wait bool) error {
-	req, err := args.Request()
-	var set stats.Settings
-	if err == nil {
-		set, err = a.cfg.Stats.Settings().For(req)
-	}
-	if err != nil {
-		return usageError("stats sync: %v", err)
-	}
-	deps, err := a.pipeline(ctx)
-	if err != nil {
-		return err
-	}
-	if err := a.checkAccounts(ctx, deps, "--accounts", args.AccountIDs); err != nil {
-		return err
-	}
-	if err := a.checkStatsRequest(ctx, deps, req, set); err != nil {
-		return err
-	}
-	id, open, err := stats.OpenRun(ctx, deps.Pool, args)
-	if err != nil {
-		return err
-	}
-	if open {
-		fmt.Fprintf(a.stdout, "continuing stats run %d, which the same command left unfinished\n", id)
-	} else if id, err = store.CreateRun(ctx, deps.Pool, jobs.PipelineStats, args.Trigger, args); err != nil {
-		return err
-	}
-	args.RunID = id
-	// An open run's job, still waiting, is the same job: inserting it
-	// again adopts it (its args are unique while it is unfinished).
-	stop, err := a.queueRun(ctx, deps, "stats", id, args, wait)
-	if err != nil || stop == nil {
-		return err
-	}
-	defer stop()
-	return a.waitStatsRun(ctx, deps, id)
-}
-
-// checkStatsRequest refuses, before anything is recorded or queued, a span
-// that can never be pulled for one of the accounts, or a run over its share
-// of the active entities window (stats.Preflight, in each account's zone),
-// and says in a line per account (at most maxClampLines) how a requested
-// span was clamped to the account's life. When the accounts cannot be read
-// the run goes ahead: the worker ends such an account with the same reason,
-// and refuses such a run with the same figure.
-func (a *app) checkStatsRequest(ctx context.Context, deps *jobs.Deps, req stats.Request, set stats.Settings) error {
-	accounts, err := stats.Accounts(ctx, deps.API, req.AccountIDs)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "adsync: could not check the span in the accounts' time zones (%v); going ahead\n", err)
-		return nil
-	}
-	clamped, err := stats.Preflight(accounts, set, req, a.clock())
-	for i, line := range clamped {
-		if i == maxClampLines {
-			fmt.Fprintf(a.stdout, "stats sync: %d more accounts' spans clamped to their lives\n", len(clamped)-i)
-			break
-		}
-		fmt.Fprintf(a.stdout, "stats sync: %s\n", line)
-	}
-	if err != nil {
-		return usageError("stats sync: %v", err)
-	}
-	return nil
-}
-
-// maxClampLines bounds the lines that say how spans were clamped.
-const maxClampLines = 10
-
-// waitStatsRun waits for run id to end and prints its report. An
-// interrupt leaves the run open for the same command to continue.
-func (a *app) waitStatsRun(ctx context.Context, deps *jobs.Deps, id int64) error {
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		run, err := stats.GetRun(ctx, deps.Pool, id)
-		if ctx.Err() != nil {
-			return fmt.Errorf("stats run %d: interrupted; run the same command again to resume: %w", id, ctx.Err())
-		}
-		if err != nil {
-			return err
-		}
-		if run.Outcome != store.RunRunning {
-			return a.statsReport(run)
-		}
-		select {
-		case <-ctx.Done():
-		case <-tick.C:
-		}
-	}
-}
-
-// statsReport prints an ended run's report; a run that did not succeed is
-// exit status 1.
-func (a *app) statsReport(run stats.RunState) error {
-	r := run.Report
-	fmt.Fprintf(a.stdout, "accounts %d, account-days %d, active entities %d, requests %d (active entities %d, synchronous stats %d, asynchronous jobs %d), 429 answers %d, jobs %d, rows %d\n",
-		r.Accounts, r.AccountDays, r.Active, r.ActiveRequests+r.Requests+r.JobRequests, r.ActiveRequests, r.Requests, r.JobRequests, r.RateLimited, r.Jobs, r.Rows)
-	for _, m := range r.Missing {
-		fmt.Fprintf(a.stdout, "missing: %s\n", m)
-	}
-	for _, e := range r.Empty {
-		fmt.Fprintf(a.stdout, "not pulled: %s\n", e)
-	}
-	fmt.Fprintf(a.stdout, "stats run %d %s\n", run.ID, run.Outcome)
-	if run.Outcome != store.RunSucceeded {
-		return &exitCodeError{code: exitError, err: fmt.Errorf("stats run %d %s: %s", run.ID, run.Outcome, run.Error)}
-	}
-	return nil
 }

@@ -26,7 +26,7 @@ var sqlText = regexp.MustCompile(`(?i)^\s*select\s[\s\S]*\bfrom\s+\w|^\s*with\s+
 var sqlKept = map[string]int{
 	"cmd/audience.go":           1, // --query's help shows a user's query
 	"cmd/audience_upload.go":    1, // and so does audience upload's
-	"cmd/run.go":                2, // the demo's psql and DuckDB checks, printed for the user to run
+	"cmd/next_steps.go":         2, // the demo's psql and DuckDB checks, printed for the user to run
 	"jobs/jobstest/jobstest.go": 1, // test support, not jobs: a database copied from the template gets its own identity
 }
 
@@ -39,6 +39,9 @@ func TestCmdAndJobsHoldNoSQL(t *testing.T) {
 	found := map[string][]string{}
 	for _, dir := range []string{".", "../jobs"} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == "jobstest" {
+				return filepath.SkipDir // test support: its SQL sets up the tests' databases
+			}
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return err
 			}
@@ -67,5 +70,137 @@ func TestCmdAndJobsHoldNoSQL(t *testing.T) {
 	for file, lits := range found {
 		require.LessOrEqual(t, len(lits), sqlKept[file], "%s holds SQL; it belongs in sync/* or export:\n%s", file, strings.Join(lits, "\n---\n"))
 	}
-	require.NotEmpty(t, found["cmd/run.go"], "the check finds SQL where there is some")
+	require.NotEmpty(t, found["cmd/next_steps.go"], "the check finds SQL where there is some")
+}
+
+// maxRunEStatements bounds a command's RunE: parsing its flags into an
+// options struct and one call of the package that does the work (DESIGN.md,
+// Shape; Caddy's command layer).
+const maxRunEStatements = 15
+
+// runEKept are the commands, by file and Use, whose RunE predates
+// TestEveryRunEParsesAndMakesOneCall and is still longer, with its
+// statements today: to shrink, never to grow.
+var runEKept = map[string]int{
+	"cmd/auth.go revoke":        31,
+	"cmd/auth.go bearer-revoke": 19,
+	"cmd/fixtures.go serve":     16,
+}
+
+// A command's RunE parses its flags and calls one function: at most
+// maxRunEStatements statements, nested ones counted, unless runEKept
+// names it. Behaviour that grows a RunE belongs in the package it calls.
+func TestEveryRunEParsesAndMakesOneCall(t *testing.T) {
+	t.Parallel()
+	counted := 0
+	eachGoFile(t, ".", func(name string, fset *token.FileSet, f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			use, body := commandFields(lit)
+			if body == nil {
+				return true
+			}
+			counted++
+			key := name + " " + strings.Fields(use + " ?")[0]
+			limit := max(maxRunEStatements, runEKept[key])
+			require.LessOrEqual(t, statements(body), limit, "%s (%s): RunE has %d statements; parse the flags into an options struct "+
+				"and call one function of the package that does the work", key, fset.Position(body.Pos()), statements(body))
+			return true
+		})
+	})
+	require.Greater(t, counted, 20, "the check finds the commands' RunE")
+}
+
+// maxFuncLines bounds a function of cmd and jobs (DESIGN.md, issue 46).
+const maxFuncLines = 80
+
+// No function of cmd or jobs (their non-test Go files) is over
+// maxFuncLines lines: a longer one holds more than one step of what a
+// command or a worker does.
+func TestNoFunctionInCmdOrJobsIsOverEightyLines(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{".", "../jobs"} {
+		eachGoFile(t, dir, func(name string, fset *token.FileSet, f *ast.File) {
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok {
+					continue
+				}
+				lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+				require.LessOrEqual(t, lines, maxFuncLines, "%s: %s is %d lines", name, fn.Name.Name, lines)
+			}
+		})
+	}
+}
+
+// eachGoFile parses each non-test Go file under dir (test support such as
+// jobstest aside) and hands it to fn with its name from the module's root.
+func eachGoFile(t *testing.T, dir string, fn func(name string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "jobstest" {
+			return filepath.SkipDir
+		}
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(filepath.Join("cmd", path))
+		if strings.HasPrefix(path, "..") {
+			name = filepath.ToSlash(strings.TrimPrefix(path, "../"))
+		}
+		fn(name, fset, f)
+		return nil
+	})
+	require.NoError(t, err)
+}
+
+// commandFields returns the Use and the RunE body of a cobra.Command
+// literal (a nil body for any other literal, or a RunE that is no func
+// literal).
+func commandFields(lit *ast.CompositeLit) (use string, body *ast.BlockStmt) {
+	sel, ok := lit.Type.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Command" {
+		return "", nil
+	}
+	for _, el := range lit.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		switch key, _ := kv.Key.(*ast.Ident); {
+		case key == nil:
+		case key.Name == "Use":
+			if b, ok := kv.Value.(*ast.BasicLit); ok {
+				use, _ = strconv.Unquote(b.Value)
+			}
+		case key.Name == "RunE":
+			if fl, ok := kv.Value.(*ast.FuncLit); ok {
+				body = fl.Body
+			}
+		}
+	}
+	return use, body
+}
+
+// statements counts the statements in body, nested ones included (blocks
+// themselves aside).
+func statements(body *ast.BlockStmt) int {
+	n := 0
+	ast.Inspect(body, func(x ast.Node) bool {
+		if _, ok := x.(ast.Stmt); ok {
+			if _, block := x.(*ast.BlockStmt); !block {
+				n++
+			}
+		}
+		return true
+	})
+	return n
 }

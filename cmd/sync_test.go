@@ -2,18 +2,12 @@ package adsynccmd
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
-	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/api"
-	"github.com/adsync/adsync/sync/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -78,36 +72,6 @@ func TestSyncGoesAheadWhenTheAccountListCannotBeReadAndSaysOnceOfAnUnreachableAc
 		`account nosuchaccount: not found, or these credentials cannot reach it \(\d+ units failed\)\n$`, stderr)
 	require.Less(t, len(stderr), 400, "one line per account, not one per entity")
 	b.requireNoSecrets(t, r.stdout+r.stderr)
-}
-
-func TestAFailedSyncRunSaysOnceOfEachUnreachableAccount(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := jobstest.MigratedDatabase(t)
-	pool, err := store.Connect(ctx, db, store.ConnectOptions{MaxConns: 2})
-	require.NoError(t, err)
-	defer pool.Close()
-	id, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
-	require.NoError(t, err)
-	var units strings.Builder
-	for _, e := range ads.Names() {
-		fmt.Fprintf(&units, "(%d, 'nosuchaccount', '%s', 'failed', '%s account nosuchaccount: GET /12/accounts/{account_id}/%s: HTTP 404: NOT_FOUND: Account nosuchaccount not found'),", id, e, e, e)
-	}
-	_, err = pool.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state, error) VALUES `+units.String()+
-		fmt.Sprintf(`(%d, '', 'content_categories', 'failed', 'content_categories: GET /12/content_categories: HTTP 500: access_token=leaked'),
-		(%d, '', 'iab_categories', 'succeeded', NULL)`, id, id))
-	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `UPDATE sync_runs SET outcome = 'partial' WHERE id = $1`, id)
-	require.NoError(t, err)
-	run, err := store.GetRun(ctx, pool, id)
-	require.NoError(t, err)
-
-	err = runFailure(ctx, &jobs.Deps{Pool: pool}, run)
-	require.Error(t, err)
-	msg := err.Error()
-	require.Equal(t, fmt.Sprintf("sync run %d partial: %d units failed:\n", id, len(ads.Names())+1)+
-		fmt.Sprintf("account nosuchaccount: not found, or these credentials cannot reach it (%d units failed)\n", len(ads.Names()))+
-		"content_categories: GET /12/content_categories: HTTP 500: access_token=[redacted]", msg)
 }
 
 func TestSyncWithoutWaitQueuesTheRunAndPrintsItsID(t *testing.T) {

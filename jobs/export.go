@@ -84,5 +84,7 @@ func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) err
 		w.deps.Metrics.ExportRows(t.Name, t.Rows)
 	}
 	w.deps.Log.Info("export finished", zap.Int64("run_id", res.RunID), zap.Int64("rows", rows), zap.String("manifest", res.Manifest))
-	return nil
+	// The summary is the job's output: a command that ran the job (adsync
+	// run) prints it.
+	return river.RecordOutput(ctx, res.Summary())
 }

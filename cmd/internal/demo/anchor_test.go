@@ -1,4 +1,4 @@
-package adsynccmd
+package demo
 
 import (
 	"os"
@@ -16,34 +16,34 @@ func TestTheDemosFakesKeepOneAnchorForADay(t *testing.T) {
 	t.Setenv(fixtures.AnchorEnv, "") // the test binary pins one: this test is about the file
 	file := filepath.Join(t.TempDir(), "fake", "anchor")
 	start := time.Date(2026, 11, 24, 9, 58, 30, 0, time.UTC)
-	first, err := demoAnchor(file, start)
+	first, err := Anchor(file, start)
 	require.NoError(t, err)
 	require.Equal(t, time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC), first)
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.Equal(t, "2026-11-24T09:00:00Z\n", string(b))
 
-	again, err := demoAnchor(file, start.Add(3*time.Minute)) // the hour turned
+	again, err := Anchor(file, start.Add(3*time.Minute)) // the hour turned
 	require.NoError(t, err)
 	require.Equal(t, first, again)
-	again, err = demoAnchor(file, first.Add(23*time.Hour+59*time.Minute))
+	again, err = Anchor(file, first.Add(23*time.Hour+59*time.Minute))
 	require.NoError(t, err)
 	require.Equal(t, first, again)
 
-	later, err := demoAnchor(file, first.Add(25*time.Hour+10*time.Minute))
+	later, err := Anchor(file, first.Add(25*time.Hour+10*time.Minute))
 	require.NoError(t, err)
 	require.Equal(t, first.Add(25*time.Hour), later, "a day later: the current hour")
 
 	require.NoError(t, os.WriteFile(file, []byte("garbage"), 0o644))
-	fixed, err := demoAnchor(file, start)
+	fixed, err := Anchor(file, start)
 	require.NoError(t, err)
 	require.Equal(t, first, fixed, "an unreadable record is replaced")
 
 	t.Setenv(fixtures.AnchorEnv, "2026-01-02T03:00:00Z")
-	pinned, err := demoAnchor(file, start)
+	pinned, err := Anchor(file, start)
 	require.NoError(t, err)
 	require.Equal(t, time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC), pinned, "ADSYNC_FAKE_ANCHOR wins")
 	t.Setenv(fixtures.AnchorEnv, "soon")
-	_, err = demoAnchor(file, start)
+	_, err = Anchor(file, start)
 	require.ErrorContains(t, err, "ADSYNC_FAKE_ANCHOR")
 }
