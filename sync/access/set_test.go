@@ -12,16 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// testBundle is a user set over a migrated database whose users are
+// setBundle is a user set over a migrated database whose users are
 // stored tokens; no request reaches a service (NeedRead asks for no role).
-type testBundle struct {
+type setBundle struct {
 	pool   *pgxpool.Pool
 	tokens *api.PGUserTokenStore
 	creds  api.Credentials
 	set    *access.Set
 }
 
-func setup(t *testing.T) *testBundle {
+func setupSet(t *testing.T) *setBundle {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := store.Connect(ctx, jobstest.MigratedDatabase(t), store.ConnectOptions{MaxConns: 4})
@@ -31,12 +31,12 @@ func setup(t *testing.T) *testBundle {
 	base, err := api.NewClient(api.Config{APIURL: "http://127.0.0.1:1", AdsURL: "http://127.0.0.1:1/ads", Credentials: creds})
 	require.NoError(t, err)
 	tokens := &api.PGUserTokenStore{Pool: pool, SecretKey: "access test key: 32 characters or more"}
-	return &testBundle{pool: pool, tokens: tokens, creds: creds, set: &access.Set{Pool: pool, Base: base, Tokens: tokens}}
+	return &setBundle{pool: pool, tokens: tokens, creds: creds, set: &access.Set{Pool: pool, Base: base, Tokens: tokens}}
 }
 
 // addUser stores id's token and records the accounts it reaches, as auth
 // add does while workers run.
-func (b *testBundle) addUser(t *testing.T, id string, accounts ...string) {
+func (b *setBundle) addUser(t *testing.T, id string, accounts ...string) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, b.tokens.Save(ctx, b.creds, api.UserToken{Token: id + "-token", Secret: id + "-secret", UserID: id, AccessType: "write"}))
@@ -45,7 +45,7 @@ func (b *testBundle) addUser(t *testing.T, id string, accounts ...string) {
 
 func TestATokenAddedAfterTheUsersWereReadActsOnTheAccountsOnlyItReaches(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setupSet(t)
 	ctx := context.Background()
 	b.addUser(t, "1000000101", "acct-a")
 	users, err := b.set.Users(ctx)
