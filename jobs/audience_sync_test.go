@@ -118,7 +118,7 @@ func TestAudienceSyncJobKeepsItsAudienceAndARefusedReplaceIsCancelledCountedAndR
 		var sending bool
 		require.NoError(t, pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM audience_uploads WHERE state = 'planned')`).Scan(&sending))
 		return !sending
-	}, 30*time.Second, 20*time.Millisecond, "the upload's batches were sent")
+	}, patience, 20*time.Millisecond, "the upload's batches were sent")
 	require.Len(t, fake.Srv.AudienceMembers(aud, "email"), 20)
 	require.Equal(t, 1.0, counterValue(t, deps.Metrics, "adsync_audience_syncs_total", map[string]string{"audience": "crm", "outcome": "planned"}))
 

@@ -47,8 +47,8 @@ func waitEvent(t *testing.T, events <-chan *river.Event) *river.Event {
 	select {
 	case ev := <-events:
 		return ev
-	case <-time.After(30 * time.Second):
-		t.Fatal("no job event within 30s")
+	case <-time.After(patience):
+		t.Fatalf("no job event within %v", patience)
 		return nil
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/insights"
@@ -23,7 +22,8 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(benchFakeEnv); spec != "" {
 		os.Exit(serveBenchFake(spec))
 	}
-	os.Exit(localpg.Main(m))
+	// Most tests here wait on River and the fake far more than they compute.
+	os.Exit(jobstest.Main(m, 8))
 }
 
 type workerBundle struct {
@@ -62,7 +62,7 @@ func (b *workerBundle) runJob(t *testing.T, args river.JobArgs) *river.Event {
 	defer cancel()
 	res, err := b.client.Insert(context.Background(), args, nil)
 	require.NoError(t, err)
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(patience)
 	for {
 		select {
 		case ev := <-events:

@@ -46,7 +46,7 @@ func TestAnUnchangedUnitEndsWithTheRoundTripOfItsLastPage(t *testing.T) {
 WHERE bucket LIKE $1 || '|%' AND split_part(bucket, '|account:', 2) = ANY($2)`, e.Endpoint, accounts).Scan(&n))
 		return n
 	}
-	require.Eventually(t, func() bool { return inflight() == 0 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return inflight() == 0 }, patience, 10*time.Millisecond)
 	for i, a := range accounts {
 		units[i] = &ads.Unit{RunID: runID, AccountID: a, Entity: e, Full: true, KeepsCursor: true, EndsWithLastPage: i != 1}
 		skip, err := s.Begin(ctx, units[i])
@@ -115,7 +115,7 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3`, runID, accounts[2], e.Na
 	pages, known = unitPages(t, b.pool, next.ID, "campaigns")
 	require.Equal(t, pages, known, "every page found by its print")
 	requireTruth(t, b, "campaigns")
-	require.Eventually(t, func() bool { return inflight() == 0 }, 5*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return inflight() == 0 }, patience, 10*time.Millisecond,
 		"every reservation was answered")
 
 	// A unit whose saved cursor says its listing is done (a retry after

@@ -28,7 +28,7 @@ func TestLivenessRegistersBeatsAndUnregisters(t *testing.T) {
 		var hb time.Time
 		_ = pool.QueryRow(ctx, `SELECT heartbeat_at FROM adsync_workers WHERE client_id = $1`, l.ClientID).Scan(&hb)
 		return hb.After(first)
-	}, 5*time.Second, 10*time.Millisecond)
+	}, patience, 10*time.Millisecond)
 	stop()
 	var n int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM adsync_workers`).Scan(&n))
@@ -63,7 +63,7 @@ func TestUnitWhoseJobIsCancelledFromOutsideEndsAndItsRunFinishes(t *testing.T) {
 		require.NoError(t, err)
 		c := entityCounts(r, "campaigns")
 		return c.Units > 0 && len(snoozed) == c.Units
-	}, 30*time.Second, 20*time.Millisecond)
+	}, patience, 20*time.Millisecond)
 	for _, j := range snoozed {
 		_, err := b.client.JobCancel(ctx, j)
 		require.NoError(t, err)

@@ -48,9 +48,14 @@ func (b *syncBundle) run(t *testing.T, args jobs.SyncRunArgs) store.Run {
 	return waitRun(t, b.pool, id)
 }
 
+// patience is how long a test waits for work that takes seconds on a quiet
+// machine: only a hang takes longer, while a loaded machine running the
+// package's other tests at once may take a minute or more.
+const patience = 5 * time.Minute
+
 func waitRun(t *testing.T, pool *pgxpool.Pool, id int64) store.Run {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		r, err := store.GetRun(context.Background(), pool, id)
 		require.NoError(t, err)
@@ -390,7 +395,7 @@ func TestScheduledRunRecordsItselfAndItsCounts(t *testing.T) {
 	var id int64
 	require.Eventually(t, func() bool {
 		return b.pool.QueryRow(context.Background(), `SELECT id FROM sync_runs WHERE trigger = 'schedule'`).Scan(&id) == nil
-	}, 30*time.Second, 50*time.Millisecond)
+	}, patience, 50*time.Millisecond)
 	r := waitRun(t, b.pool, id)
 	require.Equal(t, "succeeded", r.Outcome, r.Error)
 	var counts map[string]map[string]int64
@@ -508,7 +513,7 @@ func TestUnitHeldByAJobStillWorkingOnItIsSkipped(t *testing.T) {
 		r, err := store.GetRun(ctx, b.pool, id)
 		require.NoError(t, err)
 		return r.Outcome != "running"
-	}, 30*time.Second, 20*time.Millisecond)
+	}, patience, 20*time.Millisecond)
 	b.finishJob(t, holder)
 	r := waitRun(t, b.pool, id)
 	require.Equal(t, "succeeded", r.Outcome, r.Error)

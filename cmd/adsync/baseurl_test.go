@@ -3,7 +3,6 @@ package main
 import (
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,19 +13,7 @@ import (
 // runEnv runs adsync args to the end with extra environment variables.
 func (e *env) runEnv(t *testing.T, vars []string, args ...string) (int, string) {
 	t.Helper()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(self, append(args, "--config", e.conf)...)
-	cmd.Env = append(append(os.Environ(), asMainEnv+"=1"), vars...)
-	p := startProc(t, cmd)
-	select {
-	case <-p.done:
-	case <-time.After(time.Minute):
-		p.kill()
-		t.Fatalf("adsync %v did not finish: %s", args, p.output())
-	}
-	time.Sleep(10 * time.Millisecond) // let the output reader drain
-	return p.status, p.output()
+	return e.runIn(t, append(os.Environ(), vars...), args...)
 }
 
 func TestClosedPortAsAdsURLFailsAtOnceNamingURLAndSetting(t *testing.T) {

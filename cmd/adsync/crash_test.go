@@ -48,7 +48,7 @@ func (e *env) killWorkersWhile(t *testing.T, rng *rand.Rand, busy func() bool, f
 		return killed // a worker stopped as it starts may not yet handle SIGTERM
 	}
 	w := e.worker(t)
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(patience)
 	for !finished() {
 		if time.Now().After(deadline) {
 			e.dumpJobs(t)
@@ -79,27 +79,6 @@ func (e *env) waitHoldsAJob(t *testing.T, w *proc, d time.Duration) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-func TestSyncKilledAtRandomPointsLosesNothing(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, func(o *fixtures.Options) {
-		o.Accounts, o.CampaignsPerAccount, o.CardsPerAccount, o.LineItemsPerCampaign = 3, 160, 60, 2
-	}, "sync: {page_size: 20}\nqueues: {sync: 3}\n")
-	// Slow the service down so the sync takes long enough to be killed many times.
-	e.srv.AddFault(fixtures.FaultRule{Path: "/ads/**", Method: "GET", Kind: fixtures.FaultLatency, LatencyMS: 40})
-	id := e.queueSync(t, "--full")
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
-	running := func() bool { return e.outcome(t, id) == "running" }
-	killed := e.killWorkersWhile(t, rng, running, func() bool { return !running() })
-	require.Equal(t, kills, killed, "every kill landed while the sync was running")
-	require.Equal(t, "succeeded", e.outcome(t, id))
-	e.requireEntitiesMatchTruth(t)
-
-	var rescued int
-	require.NoError(t, e.pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM river_job WHERE (metadata->>'adsync_rescues') IS NOT NULL`).Scan(&rescued))
-	require.Positive(t, rescued, "killed workers' jobs were handed back")
 }
 
 func TestUploadKilledAtRandomPointsLosesNothing(t *testing.T) {
@@ -221,34 +200,50 @@ func contentStates(t *testing.T, pool *pgxpool.Pool, table string) map[string]st
 	return m
 }
 
-func TestSyncKilledAtRandomPointsKeepsEveryTableAndItsHistoryAgreeing(t *testing.T) {
+// TestSyncKilledAtRandomPointsLosesNothingAndKeepsEveryHistoryAgreeing
+// kills workers at random points of two full syncs, kills times each. The
+// two series exercise different writes: the first sync starts from empty
+// tables (every row an insert, every history a first version), the second
+// follows changes at the service (updates, additions and tombstones, each
+// closing a version and opening another). After each, every entity equals
+// the fake's; after the second, each history holds one version per state
+// the two syncs saw, however often a page was fetched and written again.
+func TestSyncKilledAtRandomPointsLosesNothingAndKeepsEveryHistoryAgreeing(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *fixtures.Options) {
 		o.Accounts, o.CampaignsPerAccount, o.CardsPerAccount, o.LineItemsPerCampaign = 3, 160, 60, 2
 	}, "sync: {page_size: 20}\nqueues: {sync: 3}\n")
+	// Slow the service down so each sync takes long enough to be killed many times.
+	e.srv.AddFault(fixtures.FaultRule{Path: "/ads/**", Method: "GET", Kind: fixtures.FaultLatency, LatencyMS: 40})
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	killedSync := func(what string) string {
+		t.Helper()
+		id := e.queueSync(t, "--full")
+		running := func() bool { return e.outcome(t, id) == "running" }
+		killed := e.killWorkersWhile(t, rng, running, func() bool { return !running() })
+		require.Equal(t, kills, killed, "%s: every kill landed while the sync was running", what)
+		require.Equal(t, "succeeded", e.outcome(t, id), what)
+		return id
+	}
+
+	killedSync("the first sync")
+	e.requireEntitiesMatchTruth(t)
+	var rescued int
+	require.NoError(t, e.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM river_job WHERE (metadata->>'adsync_rescues') IS NOT NULL`).Scan(&rescued))
+	require.Positive(t, rescued, "killed workers' jobs were handed back")
+
 	tables := []string{"campaigns", "cards", "line_items"}
-	w := e.worker(t)
-	first := e.queueSync(t, "--full")
-	waitFor(t, 3*time.Minute, "the first sync", func() bool { return e.outcome(t, first) != "running" })
-	w.stop(t)
-	require.Equal(t, "succeeded", e.outcome(t, first))
 	before := map[string]map[string]string{}
 	for _, table := range tables {
 		before[table] = contentStates(t, e.pool, table)
 		_, err := e.srv.AdsMutate(fixtures.AdsMutation{Kind: table, Add: 10, Change: 60, Delete: 10})
 		require.NoError(t, err)
 	}
-
 	// The second sync writes the changes page by page, killed at random
 	// points between and during them.
-	e.srv.AddFault(fixtures.FaultRule{Path: "/ads/**", Method: "GET", Kind: fixtures.FaultLatency, LatencyMS: 40})
-	id := e.queueSync(t, "--full")
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
-	running := func() bool { return e.outcome(t, id) == "running" }
-	killed := e.killWorkersWhile(t, rng, running, func() bool { return !running() })
-	require.Equal(t, kills, killed, "every kill landed while the sync was running")
-	require.Equal(t, "succeeded", e.outcome(t, id))
-	requireTablesMatch(t, e.pool, e.srv.AdsTruth(), tables...)
+	killedSync("the second sync")
+	e.requireEntitiesMatchTruth(t)
 
 	ctx := context.Background()
 	for _, table := range tables {
@@ -274,6 +269,6 @@ ORDER BY account_id, id, valid_from`)
 			got[key] = append(got[key], s)
 		}
 		require.NoError(t, rows.Err())
-		require.Equal(t, want, got, "%s: its history after %d kills", table, killed)
+		require.Equal(t, want, got, "%s: its history after two syncs killed %d times each", table, kills)
 	}
 }

@@ -25,9 +25,20 @@ func (e *env) mutate(t *testing.T, body string) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 }
 
-func TestThreeRunsWithChangesBetweenReadByTheDocsQueryEqualPostgres(t *testing.T) {
+// Two runs with changes between them, each exporting to the same folder:
+// the docs' queries read each record once. The second run is the one that
+// matters: its incremental sync and export follow additions, changes and
+// deletions of three entities and an audience upload, so the folder holds
+// earlier versions the queries must skip and versions exported open and
+// again closed. (A third run took these paths again: an incremental export
+// after an incremental export is the same export, and a version closed
+// after it was exported is exported again by the second run already.)
+func TestTwoRunsWithChangesBetweenReadByTheDocsQueryEqualPostgres(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(o *fixtures.Options) { o.Accounts = 2 }, "")
+	// A location list of 2,000 entries, not the service's 50,000: its
+	// size taught this test nothing and was most of the rows each run
+	// exported and DuckDB read.
+	e := newEnv(t, func(o *fixtures.Options) { o.Accounts, o.Locations = 2, 2000 }, "")
 	out := filepath.Join(e.dir, "out")
 	runPass := func() {
 		t.Helper()
@@ -37,11 +48,9 @@ func TestThreeRunsWithChangesBetweenReadByTheDocsQueryEqualPostgres(t *testing.T
 	runPass()
 	e.mutate(t, `{"kind": "campaigns", "add": 3, "change": 5, "delete": 2}`)
 	e.mutate(t, `{"kind": "line_items", "add": 2, "change": 4, "delete": 1}`)
-	code, output := e.run(t, "audience", "upload", "--account", firstAccount(t, e), "--create", "three runs", "--in", sampleCRM(t, e), "--wait")
-	require.Equal(t, 0, code, output)
-	runPass()
-	e.mutate(t, `{"kind": "campaigns", "change": 7, "delete": 1}`)
 	e.mutate(t, `{"kind": "cards", "add": 1, "change": 2}`)
+	code, output := e.run(t, "audience", "upload", "--account", firstAccount(t, e), "--create", "two runs", "--in", sampleCRM(t, e), "--wait")
+	require.Equal(t, 0, code, output)
 	runPass()
 
 	q, err := exporttest.ParseExportDoc()

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,6 +48,12 @@ type env struct {
 	dir  string
 	base string // the fake's address (control paths under /_fixtures/)
 }
+
+// patience is how long a test waits for a command that takes seconds to a
+// minute on a quiet machine (a full pass, a worker's shutdown): only a hang
+// takes longer, while a loaded machine running the package's other tests at
+// once may take minutes.
+const patience = 5 * time.Minute
 
 // testWorker is the worker settings of newEnv's configuration: a
 // heartbeat and a death far quicker than the defaults, so that the tests of
@@ -102,10 +109,18 @@ func (p *proc) output() string {
 // start runs adsync args with the env's configuration.
 func (e *env) start(t testing.TB, args ...string) *proc {
 	t.Helper()
+	return e.startIn(t, os.Environ(), args...)
+}
+
+// startIn runs adsync args with the env's configuration in the
+// environment environ (a test that gives its children variables of their
+// own, instead of setting them in this process, can run in parallel).
+func (e *env) startIn(t testing.TB, environ []string, args ...string) *proc {
+	t.Helper()
 	self, err := os.Executable()
 	require.NoError(t, err)
 	cmd := exec.Command(self, append(args, "--config", e.conf)...)
-	cmd.Env = append(os.Environ(), asMainEnv+"=1")
+	cmd.Env = append(slices.Clip(environ), asMainEnv+"=1")
 	return startProc(t, cmd)
 }
 
@@ -142,10 +157,16 @@ func startProc(t testing.TB, cmd *exec.Cmd) *proc {
 // run runs adsync args to the end and returns its exit status and output.
 func (e *env) run(t testing.TB, args ...string) (int, string) {
 	t.Helper()
-	p := e.start(t, args...)
+	return e.runIn(t, os.Environ(), args...)
+}
+
+// runIn is run in the environment environ (see startIn).
+func (e *env) runIn(t testing.TB, environ []string, args ...string) (int, string) {
+	t.Helper()
+	p := e.startIn(t, environ, args...)
 	select {
 	case <-p.done:
-	case <-time.After(3 * time.Minute):
+	case <-time.After(patience):
 		p.kill()
 		t.Fatalf("adsync %v did not finish: %s", args, p.output())
 	}
@@ -169,7 +190,7 @@ func (p *proc) stop(t testing.TB) {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
-	case <-time.After(time.Minute):
+	case <-time.After(patience):
 		t.Fatalf("the worker did not stop on SIGTERM: %s", p.output())
 	}
 	require.Equal(t, 0, p.status, p.output())

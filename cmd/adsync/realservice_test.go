@@ -57,7 +57,7 @@ func TestTheDocsRealServiceWalkThroughWorksAsWritten(t *testing.T) {
 	addrFile := filepath.Join(dir, "fake.addr")
 	fake := startProc(t, commandInDir(t, dir, nil, "fixtures", "serve", "--addr", "127.0.0.1:0", "--addr-file", addrFile))
 	var addr string
-	waitFor(t, 30*time.Second, "the service to listen", func() bool {
+	waitFor(t, patience, "the service to listen", func() bool {
 		b, err := os.ReadFile(addrFile)
 		addr = strings.TrimSpace(string(b))
 		return err == nil && addr != ""
@@ -75,11 +75,11 @@ func TestTheDocsRealServiceWalkThroughWorksAsWritten(t *testing.T) {
 			signInWithPIN(t, dir, env)
 		case "worker":
 			w := startProc(t, commandInDir(t, dir, env, "worker", "--http-addr", "127.0.0.1:0"))
-			waitFor(t, time.Minute, "the worker to run", func() bool { return strings.Contains(w.output(), "worker running") })
+			waitFor(t, patience, "the worker to run", func() bool { return strings.Contains(w.output(), "worker running") })
 			require.NoError(t, w.cmd.Process.Signal(syscall.SIGINT))
 			select {
 			case <-w.done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(patience):
 				t.Fatalf("the worker did not stop on Ctrl-C: %s", w.output())
 			}
 			require.Equal(t, 0, w.status, w.output())
@@ -102,7 +102,7 @@ func signInWithPIN(t *testing.T, dir string, env []string) {
 	require.NoError(t, err)
 	p := startProc(t, cmd)
 	var authURL string
-	waitFor(t, 30*time.Second, "the authorization URL", func() bool {
+	waitFor(t, patience, "the authorization URL", func() bool {
 		authURL = authorizeURLInOutput.FindString(p.output())
 		return authURL != ""
 	})
@@ -114,7 +114,7 @@ func signInWithPIN(t *testing.T, dir string, env []string) {
 	require.NoError(t, err)
 	select {
 	case <-p.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(patience):
 		t.Fatalf("auth login did not finish: %s", p.output())
 	}
 	require.Equal(t, 0, p.status, p.output())

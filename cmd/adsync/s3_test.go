@@ -21,8 +21,9 @@ import (
 // flight, checks with boto3 that a reader listing the prefix sees no Parquet
 // object, reruns it, and reads what boto3 downloads with DuckDB.
 func TestExportToABucketKilledMidwayLeavesNothingVisibleAndTheRerunIsExact(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
-	srv.Setenv(t) // the child processes inherit the AWS environment
+	aws := srv.Env() // the child processes' environment, with the server's AWS settings
 	e := newEnv(t, nil, "")
 	ctx := context.Background()
 	const rows = 300_000 // about two 8 MiB parts of Parquet
@@ -38,8 +39,8 @@ func TestExportToABucketKilledMidwayLeavesNothingVisibleAndTheRerunIsExact(t *te
 	out := srv.URL(srv.Bucket, "warehouse/adsync")
 	args := []string{"export", "--out", out, "--tables", "campaigns"}
 
-	p := e.start(t, args...)
-	waitFor(t, time.Minute, "the export's first multipart upload", func() bool {
+	p := e.startIn(t, aws, args...)
+	waitFor(t, patience, "the export's first multipart upload", func() bool {
 		var n int
 		_ = e.pool.QueryRow(ctx, `SELECT count(*) FROM export_uploads WHERE upload_id IS NOT NULL`).Scan(&n)
 		return n > 0
@@ -56,7 +57,7 @@ func TestExportToABucketKilledMidwayLeavesNothingVisibleAndTheRerunIsExact(t *te
 		require.NotEmpty(t, srv.Uploads(t, srv.Bucket, "warehouse/"), "its uploads wait for the next run")
 	}
 
-	code, output := e.run(t, args...)
+	code, output := e.runIn(t, aws, args...)
 	require.Equal(t, 0, code, output)
 	require.Contains(t, output, "manifest s3://"+srv.Bucket+"/warehouse/adsync/_manifests/run-")
 	require.Empty(t, srv.Uploads(t, srv.Bucket, "warehouse/"), "the rerun aborted the killed run's uploads")
