@@ -33,6 +33,10 @@ type PostsSettings struct {
 type InsightsArgs struct {
 	// Sets are set names; empty means every configured set.
 	Sets []string `json:"sets,omitempty"`
+	// Keywords are sets given in full, fetched instead of configured ones:
+	// the demo's, which no worker's configuration names, so that whichever
+	// worker takes the job can run it.
+	Keywords []insights.KeywordSet `json:"keywords,omitempty"`
 	// Trigger is recorded with the run ("manual" when empty).
 	Trigger string `json:"trigger,omitempty"`
 }
@@ -110,6 +114,9 @@ func (w *insightsWorker) work(ctx context.Context, args InsightsArgs, lookback t
 	sets, err := selectSets(w.deps.Insights.Sets, args.Sets)
 	if err != nil {
 		return nil, river.JobCancel(err)
+	}
+	if len(args.Keywords) > 0 {
+		sets = args.Keywords
 	}
 	if len(sets) == 0 {
 		w.deps.Log.Info("insights: no keyword sets configured; nothing to fetch")

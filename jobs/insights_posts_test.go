@@ -154,6 +154,18 @@ func TestInsightsJobFetchesEveryConfiguredSetOverTheLookback(t *testing.T) {
 	require.Contains(t, ev.Job.Errors[len(ev.Job.Errors)-1].Error, `keyword set "nope" is not configured`)
 }
 
+func TestInsightsJobWithSetsGivenInFullRunsOnAWorkerThatConfiguresNone(t *testing.T) {
+	t.Parallel()
+	// The demo's pass queues its keywords in full: a worker beside it,
+	// configured with no set, may be the one to take the job.
+	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) {
+		d.Insights = jobs.InsightsSettings{Lookback: 48 * time.Hour}
+	})
+	ev := b.runJob(t, jobs.InsightsArgs{Keywords: []insights.KeywordSet{{Name: "demo", Keywords: []string{"coffee"}}}})
+	require.Equal(t, river.EventKindJobCompleted, ev.Kind)
+	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM keyword_volumes WHERE set_name = 'demo'`))
+}
+
 func TestInsightsJobWithARejectedSetIsCancelledWithoutRequests(t *testing.T) {
 	t.Parallel()
 	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) {

@@ -153,20 +153,18 @@ const insightsNotConfigured = "skipped: no keyword sets configured; list them un
 // skipped and how to configure a set: a service's quota is never spent on
 // the demo's keywords.
 func (l *Local) passInsights(ctx context.Context, deps *Deps, keywords []insights.KeywordSet) error {
+	args := InsightsArgs{Trigger: "run"}
 	if len(deps.Insights.Sets) == 0 {
 		if len(keywords) == 0 {
 			fmt.Fprintln(l.Out, insightsNotConfigured)
 			return nil
 		}
-		// The job reads its sets from the pass's own Deps.
-		deps.Insights.Sets = keywords
-	}
-	names := make([]string, len(deps.Insights.Sets))
-	for i, s := range deps.Insights.Sets {
-		names[i] = s.Name
+		// In full: a worker beside this process may take the job, and its
+		// configuration names no such set.
+		args.Keywords = keywords
 	}
 	var counts map[string]int
-	if err := l.runJob(ctx, deps, InsightsArgs{Sets: names, Trigger: "run"}, "insights", &counts); err != nil {
+	if err := l.runJob(ctx, deps, args, "insights", &counts); err != nil {
 		return err
 	}
 	fmt.Fprintf(l.Out, "%d keyword sets, %d windows, %d requests, %d volume buckets stored\n",
