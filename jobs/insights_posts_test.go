@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 		os.Exit(serveBenchFake(spec))
 	}
 	// Most tests here wait on River and the fake far more than they compute.
-	os.Exit(jobstest.Main(m, 8))
+	os.Exit(jobstest.Main(m, 6))
 }
 
 type workerBundle struct {
