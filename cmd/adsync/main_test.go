@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -34,10 +35,7 @@ func TestMain(m *testing.M) {
 		return
 	}
 	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
-	// Three tests at a time: most wait on their adsync processes, on a
-	// fake's latency or on a dead worker's rescue; more would slow the
-	// time-bound ones (the fault soak's two minutes) on a loaded machine.
-	os.Exit(jobstest.Main(m, 3))
+	os.Exit(localpg.Main(m))
 }
 
 // env is a fake service, a migrated database and a configuration for
