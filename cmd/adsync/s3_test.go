@@ -26,13 +26,18 @@ func TestExportToABucketKilledMidwayLeavesNothingVisibleAndTheRerunIsExact(t *te
 	aws := srv.Env() // the child processes' environment, with the server's AWS settings
 	e := newEnv(t, nil, "")
 	ctx := context.Background()
-	const rows = 300_000 // about two 8 MiB parts of Parquet
+	// About two 8 MiB parts of Parquet: 100,000 rows whose raw records
+	// carry 256 hexadecimal digits, six hashes no other row repeats (the
+	// fewer the rows, the less the export costs; a third as many rows as
+	// before, each three times as wide).
+	const rows = 100_000
 	_, err := e.pool.Exec(ctx, `INSERT INTO campaigns (account_id, id, name, funding_instrument_id, budget_optimization,
 			daily_budget_amount_local_micro, entity_status, effective_status, servable, standard_delivery, currency, raw,
 			api_created_at, api_updated_at, deleted, doc_hash)
 		SELECT 'acct' || (g % 50), 'c' || g, 'Campaign ' || g || ' ' || md5(g::text), 'fi' || (g % 300), 'CAMPAIGN', g::bigint * 1000,
 			CASE WHEN g % 3 = 0 THEN 'PAUSED' ELSE 'ACTIVE' END, 'RUNNING', g % 2 = 0, true, 'USD',
-			jsonb_build_object('id', 'c' || g, 'name', 'Campaign ' || g, 'note', md5(g::text) || md5((g + 1)::text)),
+			jsonb_build_object('id', 'c' || g, 'name', 'Campaign ' || g, 'note', md5(g::text) || md5((g + 1)::text) ||
+				md5(g || 'a') || md5(g || 'b') || md5(g || 'c') || md5(g || 'd') || md5(g || 'e') || md5(g || 'f')),
 			timestamptz '2026-01-01' + g * interval '1 second', timestamptz '2026-02-01' + g * interval '1 second', false, md5(g::text)
 		FROM generate_series(1, $1::int) g`, rows)
 	require.NoError(t, err)
@@ -70,9 +75,13 @@ func TestExportToABucketKilledMidwayLeavesNothingVisibleAndTheRerunIsExact(t *te
 	m, err := export.ReadManifest(manifests[0])
 	require.NoError(t, err)
 	listed := map[string]bool{}
+	var bytes int64
 	for _, f := range m.Tables[0].Files {
 		listed[f.Path] = true
+		bytes += f.Bytes
 	}
+	t.Logf("%d bytes of Parquet", bytes)
+	require.Greater(t, bytes, int64(12<<20), "the export spans two 8 MiB parts: the kill met a multipart upload under way")
 	var files []string
 	for _, o := range srv.List(t, srv.Bucket, "warehouse/adsync/") {
 		rel := strings.TrimPrefix(o.Key, "warehouse/adsync/")
