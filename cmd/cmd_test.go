@@ -20,7 +20,9 @@ import (
 
 func TestMain(m *testing.M) {
 	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
-	os.Exit(localpg.Main(m))
+	code := localpg.Main(m)
+	removeBuiltAdsync()
+	os.Exit(code)
 }
 
 // result is one in-process command run.
