@@ -35,6 +35,7 @@ func TestNextStepsRepeatTheGlobalFlagsOfTheRunWithoutAPassword(t *testing.T) {
 }
 
 func TestSpanWordsSaysWholeDaysAsDays(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		14 * 24 * time.Hour: "14 days",
 		24 * time.Hour:      "day",
