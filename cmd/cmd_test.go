@@ -178,7 +178,7 @@ func serveFixtures(t *testing.T, path string, ready func(body io.Reader) bool, a
 		}
 		defer resp.Body.Close()
 		return resp.StatusCode == 200 && ready(resp.Body)
-	}, 10*time.Second, 20*time.Millisecond)
+	}, busyWait, 20*time.Millisecond)
 	return addr, func() result {
 		cancel()
 		return <-done
