@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,27 +20,9 @@ import (
 
 func TestMain(m *testing.M) {
 	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
-	flag.Parse()
-	if !flagPassed("test.parallel") {
-		// Most of these tests wait more than they compute (River's
-		// scheduler and snoozes, the fake's analytics jobs, Postgres, child
-		// processes): run at least minParallel at once, not GOMAXPROCS (2
-		// on a small machine). -parallel still decides when given.
-		_ = flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), minParallel)))
-	}
 	code := localpg.Main(m)
 	removeBuiltAdsync()
 	os.Exit(code)
-}
-
-// minParallel is the least number of these tests run at once.
-const minParallel = 4
-
-// flagPassed reports whether the command line set the flag name.
-func flagPassed(name string) bool {
-	passed := false
-	flag.Visit(func(f *flag.Flag) { passed = passed || f.Name == name })
-	return passed
 }
 
 // result is one in-process command run.
