@@ -86,7 +86,7 @@ func waitKept(t *testing.T, b *serviceBundle, users []crmUser) string {
 		slices.Sort(gotEmails)
 		slices.Sort(gotIDs)
 		return id != "" && !sending && slices.Equal(emails, gotEmails) && slices.Equal(ids, gotIDs)
-	}, 60*time.Second, 50*time.Millisecond, "the audience holds exactly the source's %d users", len(users))
+	}, busyWait, 50*time.Millisecond, "the audience holds exactly the source's %d users", len(users))
 	return id
 }
 
@@ -122,16 +122,16 @@ func nightlyReplace(t *testing.T, b *serviceBundle, src nightlySource) {
 
 	// Unchanged: the runs go on and send nothing.
 	sent, runs := b.srv.Stats().Families[fixtures.FamilyAudienceUsers].Requests, runsOf(t, b, "succeeded")
-	require.Eventually(t, func() bool { return runsOf(t, b, "succeeded") >= runs+2 }, 30*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return runsOf(t, b, "succeeded") >= runs+2 }, busyWait, 50*time.Millisecond)
 	require.Equal(t, sent, b.srv.Stats().Families[fixtures.FamilyAudienceUsers].Requests, "nothing sent")
 
 	// Emptied by mistake: refused, nothing sent, every member kept.
 	src.set(t, nil)
-	require.Eventually(t, func() bool { return runsOf(t, b, "failed") > 0 }, 30*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return runsOf(t, b, "failed") > 0 }, busyWait, 50*time.Millisecond)
 	require.Eventually(t, func() bool {
 		_, m := get(t, "http://"+addr+"/metrics")
 		return nonZero(m, `adsync_audience_syncs_total{audience="nightly",outcome="refused"}`)
-	}, 10*time.Second, 50*time.Millisecond)
+	}, busyWait, 50*time.Millisecond)
 	r := stop()
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, sent, b.srv.Stats().Families[fixtures.FamilyAudienceUsers].Requests, "nothing sent")

@@ -20,7 +20,9 @@ import (
 
 func TestMain(m *testing.M) {
 	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
-	os.Exit(localpg.Main(m))
+	code := localpg.Main(m)
+	removeBuiltAdsync()
+	os.Exit(code)
 }
 
 // result is one in-process command run.
@@ -155,7 +157,7 @@ func serveFixtures(t *testing.T, path string, ready func(body io.Reader) bool, a
 		}
 		defer resp.Body.Close()
 		return resp.StatusCode == 200 && ready(resp.Body)
-	}, 10*time.Second, 20*time.Millisecond)
+	}, busyWait, 20*time.Millisecond)
 	return addr, func() result {
 		cancel()
 		return <-done

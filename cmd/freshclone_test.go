@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,11 +45,10 @@ func newFreshClone(t *testing.T) *freshClone {
 		stopLeftPostgres(filepath.Join(dir, demoDir, "pg", "data"))
 		_ = os.RemoveAll(dir)
 	})
-	goBin, err := exec.LookPath("go")
+	exe, err := builtAdsync()
 	require.NoError(t, err)
-	build := exec.Command(goBin, "build", "-o", filepath.Join(dir, "bin", "adsync"), "./adsync")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "bin"), 0o755))
+	require.NoError(t, copyFile(exe, filepath.Join(dir, "bin", "adsync"), 0o755))
 	for _, f := range []string{"Makefile", "export/testdata/package.json", "export/testdata/package-lock.json",
 		"export/testdata/duckdb_query.mjs", "fixtures/sample/crm.csv"} {
 		b, err := os.ReadFile(filepath.Join("..", f))
@@ -71,6 +72,64 @@ func newFreshClone(t *testing.T) *freshClone {
 		}
 	}
 	return &freshClone{dir: dir, env: env}
+}
+
+// adsyncBuild is bin/adsync built once for the test binary's fresh clones
+// (each copies it): the build is the same for each.
+var adsyncBuild struct {
+	once sync.Once
+	dir  string
+	exe  string
+	err  error
+}
+
+// builtAdsync builds ./adsync from this tree, once per test binary, and
+// returns the binary's path.
+func builtAdsync() (string, error) {
+	adsyncBuild.once.Do(func() {
+		adsyncBuild.dir, adsyncBuild.err = os.MkdirTemp("", "adsync-build-")
+		if adsyncBuild.err != nil {
+			return
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			adsyncBuild.err = err
+			return
+		}
+		exe := filepath.Join(adsyncBuild.dir, "adsync")
+		if out, err := exec.Command(goBin, "build", "-o", exe, "./adsync").CombinedOutput(); err != nil {
+			adsyncBuild.err = fmt.Errorf("go build: %w: %s", err, out)
+			return
+		}
+		adsyncBuild.exe = exe
+	})
+	return adsyncBuild.exe, adsyncBuild.err
+}
+
+// removeBuiltAdsync removes what builtAdsync built; TestMain calls it when
+// the tests end.
+func removeBuiltAdsync() {
+	if adsyncBuild.dir != "" {
+		_ = os.RemoveAll(adsyncBuild.dir)
+	}
+}
+
+// copyFile copies src to dst with mode perm.
+func copyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // stopLeftPostgres stops a local Postgres a failed test left running on

@@ -21,6 +21,13 @@ import (
 // testSecretKey encrypts stored tokens in these tests.
 const testSecretKey = "test-secret-key-never-printed-anywhere"
 
+// busyWait bounds a wait for work the commands do in the background (a
+// worker's jobs and schedules, its HTTP server starting, a browser loading
+// its pages): far above the few seconds it takes on a quiet machine, so a
+// machine loaded by other test processes does not fail the test. A wait
+// ends as soon as its condition holds.
+const busyWait = 2 * time.Minute
+
 // serviceBundle is a fake service, a migrated database and a configuration
 // file pointing at both.
 type serviceBundle struct {

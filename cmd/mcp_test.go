@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/fixtures/localpg"
+	"github.com/adsync/adsync/jobs/jobstest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -18,9 +18,7 @@ import (
 // client closes its input.
 func TestMCPServesTheToolsOnStandardInputAndOutput(t *testing.T) {
 	t.Parallel()
-	db := localpg.NewDatabase(t)
-	r := run(t, "migrate", "--database-url", db)
-	require.Equal(t, 0, r.code, r.stderr)
+	db := jobstest.MigratedDatabase(t)
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,29 +38,37 @@ func (b *serviceBundle) insightSets(t *testing.T) []string {
 	return sets
 }
 
-func TestRunAgainstAConfiguredServiceWithoutKeywordSetsSkipsInsightsSayingHowToConfigureOne(t *testing.T) {
+// With neither audiences nor keyword sets configured, a pass against a
+// configured (real) service uploads nothing, fetches no insights, and its
+// next steps name neither the demo's sample file nor the fake service.
+func TestRunAgainstAConfiguredServiceWithoutAudiencesOrKeywordSetsSkipsBothAndSuggestsNoDemoFileAndNoFake(t *testing.T) {
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})
 	r := b.runConfigured(t, "")
+	require.Contains(t, r.stdout, "== 2/6 audience upload\nskipped: audience uploads change a real audience; configure them under audiences: "+
+		"in the configuration file (see docs/audiences.md), or use adsync audience upload\n")
 	require.Contains(t, r.stdout, "== 3/6 fetch keyword insights\nskipped: no keyword sets configured; list them under insights.keyword_sets in the configuration file (see docs/configuration.md)\n")
 	require.Empty(t, b.insightSets(t), "the demo's keyword set is not fetched from a configured service")
+	next := r.stdout[strings.Index(r.stdout, "What to try next"):]
+	require.Contains(t, next, " run --config ")
+	for _, demo := range []string{"crm.csv", "CRM file", "fixtures serve", "--demo", "fake"} {
+		require.NotContains(t, next, demo)
+	}
+	require.NotContains(t, r.stdout, "fixtures/sample")
 }
 
-func TestRunAgainstAConfiguredServiceFetchesOnlyTheConfiguredKeywordSets(t *testing.T) {
-	t.Parallel()
-	b := setupService(t, bundleOptions{ownerToken: true})
-	r := b.runConfigured(t, "insights:\n  keyword_sets:\n    - name: coffee\n      keywords: [coffee, espresso]\n      granularity: DAY\n")
-	require.Regexp(t, `== 3/6 fetch keyword insights\n1 keyword sets, 1 windows, \d+ requests, \d+ volume buckets stored\n`, r.stdout)
-	require.Equal(t, []string{"coffee"}, b.insightSets(t))
-}
-
-func TestRunAgainstAConfiguredServiceSyncsEachConfiguredAudienceAndARefusedOneFailsThePass(t *testing.T) {
+// One pass syncs each configured audience and fetches only the configured
+// keyword sets; a refused audience then fails the next pass.
+func TestRunAgainstAConfiguredServiceFetchesOnlyTheConfiguredKeywordSetsAndSyncsEachConfiguredAudienceAndARefusedOneFailsThePass(t *testing.T) {
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})
 	acct, aud := b.firstAudience(t)
 	in := writeFile(t, "crm.csv", "email\na@example.com\nb@example.com\nc@example.com\n")
-	audiences := "audiences:\n  - name: crm\n    account: " + acct + "\n    audience: " + aud + "\n    source:\n      file: " + in + "\n    mode: replace\n"
-	r := b.runConfigured(t, audiences)
+	extra := "insights:\n  keyword_sets:\n    - name: coffee\n      keywords: [coffee, espresso]\n      granularity: DAY\n" +
+		"audiences:\n  - name: crm\n    account: " + acct + "\n    audience: " + aud + "\n    source:\n      file: " + in + "\n    mode: replace\n"
+	r := b.runConfigured(t, extra)
+	require.Regexp(t, `== 3/6 fetch keyword insights\n1 keyword sets, 1 windows, \d+ requests, \d+ volume buckets stored\n`, r.stdout)
+	require.Equal(t, []string{"coffee"}, b.insightSets(t))
 	require.Contains(t, r.stdout, "== 2/6 sync the configured audiences (crm)\naudience crm:\nplan for audience "+aud+" (replace):\n")
 	require.Contains(t, r.stdout, "adds: 3 sent, 3 accepted\n")
 	require.Len(t, b.srv.AudienceMembers(aud, "email"), 3, "the pass sent the audience's users")
@@ -71,7 +80,7 @@ func TestRunAgainstAConfiguredServiceSyncsEachConfiguredAudienceAndARefusedOneFa
 	conf, err := os.ReadFile(b.conf)
 	require.NoError(t, err)
 	file := filepath.Join(t.TempDir(), "adsync.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(string(conf)+"export:\n  out: "+filepath.Join(t.TempDir(), "out")+"\n"+audiences), 0o600))
+	require.NoError(t, os.WriteFile(file, []byte(string(conf)+"export:\n  out: "+filepath.Join(t.TempDir(), "out")+"\n"+extra), 0o600))
 	withFile := *b
 	withFile.conf = file
 	r = withFile.run(t, "run")

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/adsync/adsync/fixtures/localpg"
@@ -54,25 +53,6 @@ func TestRunWithDemoCompletesAPipelinePassEndToEndAgainstTheFakeInAConfiguredDat
 		"the skip names the sample, not its temporary copy")
 	require.NotContains(t, r.stdout, "created custom audience", "the audience of the first pass is not created again")
 	require.NotContains(t, r.stdout+r.stderr, "fake-consumer-secret")
-}
-
-// Against a configured (real) service the pass uploads nothing and its next
-// steps name neither the demo's sample file nor the fake service.
-func TestRunAgainstAConfiguredServiceSuggestsNoDemoFileAndNoFake(t *testing.T) {
-	t.Parallel()
-	b := setupService(t, bundleOptions{ownerToken: true})
-	conf := doctorConfig(t, b, t.TempDir())
-	r := run(t, "run", "--config", conf, "--database-url", b.db)
-	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	require.Contains(t, r.stdout, "== 2/6 audience upload\nskipped: audience uploads change a real audience; configure them under audiences: "+
-		"in the configuration file (see docs/audiences.md), or use adsync audience upload\n")
-	next := r.stdout[strings.Index(r.stdout, "What to try next"):]
-	require.Contains(t, next, " run --config ")
-	for _, demo := range []string{"crm.csv", "CRM file", "fixtures serve", "--demo", "fake"} {
-		require.NotContains(t, next, demo)
-	}
-	require.NotContains(t, r.stdout, "fixtures/sample")
-	b.requireNoSecrets(t, r.stdout+r.stderr)
 }
 
 func TestNextStepsAgainstTheRealServiceNameNoDemoFileAndNoFake(t *testing.T) {

@@ -28,6 +28,8 @@ func TestStatsSyncWaitPullsActiveEntitiesAndRecordsTheRun(t *testing.T) {
 
 func TestStatsSyncBadInputIsAUsageError(t *testing.T) {
 	t.Parallel()
+	// A usage error changes nothing: the cases share one service and database.
+	b := setupService(t, bundleOptions{ownerToken: true})
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -37,7 +39,6 @@ func TestStatsSyncBadInputIsAUsageError(t *testing.T) {
 		{[]string{"--start", "yesterday"}, "neither a date"},
 		{[]string{"--segmentation", "REGIONS"}, "needs a country"},
 	} {
-		b := setupService(t, bundleOptions{ownerToken: true})
 		r := b.run(t, append([]string{"stats", "sync"}, tc.args...)...)
 		require.Equal(t, 2, r.code, r.stdout+r.stderr)
 		require.Contains(t, r.stderr, tc.want)

@@ -98,7 +98,7 @@ func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
 		var outcome string
 		_ = pool.QueryRow(context.Background(), `SELECT outcome FROM sync_runs WHERE pipeline = 'sync' ORDER BY id DESC LIMIT 1`).Scan(&outcome)
 		return outcome == "succeeded"
-	}, 30*time.Second, 50*time.Millisecond, "the worker ran the queued sync")
+	}, busyWait, 50*time.Millisecond, "the worker ran the queued sync")
 
 	// Root runs Chromium without its sandbox, which needs user namespaces.
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
@@ -108,7 +108,7 @@ func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithListener(errs.listen))
 	defer cancel()
 	require.NoError(t, chromedp.Do(ctx), "starting chromium") // the first Run starts the browser: no timeout on it
-	ctx, cancelTimeout := context.WithTimeout(ctx, 45*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, busyWait)
 	defer cancelTimeout()
 	dir := t.TempDir()
 	shot := func(name string) {
@@ -166,7 +166,7 @@ func TestWorkerPagesLoadInABrowserWithRunsChartAndRiverJobs(t *testing.T) {
 	err = chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("http://%s/riverui/jobs/%d", addr, mine)),
 		chromedp.Click(`//button[normalize-space(.)='Cancel']`))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return jobState(t, pool, mine) == "cancelled" }, 10*time.Second, 50*time.Millisecond,
+	require.Eventually(t, func() bool { return jobState(t, pool, mine) == "cancelled" }, busyWait, 50*time.Millisecond,
 		"River's UI cancels a job from its own page")
 	require.Empty(t, errs.take(), "River's UI logs no errors")
 	crossSite(ctx, t, pool, addr, errs)
@@ -200,5 +200,5 @@ func crossSite(ctx context.Context, t *testing.T, pool *pgxpool.Pool, addr strin
 			}
 		}
 		return false
-	}, 10*time.Second, 50*time.Millisecond, "Chromium refuses to frame River's UI")
+	}, busyWait, 50*time.Millisecond, "Chromium refuses to frame River's UI")
 }

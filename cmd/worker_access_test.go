@@ -108,7 +108,7 @@ func TestWorkerOnLoopbackRefusesAForeignHostAndEveryPageForbidsFraming(t *testin
 	require.Eventually(t, func() bool {
 		resp, _ := send(t, addr, pageRequest{path: "/riverui/api/queues/default"})
 		return resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 50*time.Millisecond, "River's UI starts with the workers and the default queue is registered")
+	}, busyWait, 50*time.Millisecond, "River's UI starts with the workers and the default queue is registered")
 
 	const evil = "evil.example:9090"
 	resp, body := send(t, addr, pageRequest{path: "/", host: evil})
@@ -161,7 +161,7 @@ func TestWorkerRefusesACrossSiteWriteEvenWithThePassword(t *testing.T) {
 	require.Eventually(t, func() bool {
 		resp, _ := send(t, own, pageRequest{path: "/riverui/", user: "admin", pass: password})
 		return resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 50*time.Millisecond, "River's UI starts with the workers")
+	}, busyWait, 50*time.Millisecond, "River's UI starts with the workers")
 
 	cancel := func(id int64, header map[string]string) (*http.Response, string) {
 		return send(t, own, pageRequest{method: http.MethodPost, path: "/riverui/api/jobs/cancel", user: "admin", pass: password,

@@ -67,7 +67,7 @@ func startWorker(t *testing.T, b *serviceBundle, extraConfig string, args ...str
 			addr = m[1]
 		}
 		return addr != ""
-	}, 30*time.Second, 20*time.Millisecond)
+	}, busyWait, 20*time.Millisecond)
 	return addr, stdout, func() result {
 		cancel()
 		select {
@@ -106,13 +106,13 @@ func TestWorkerAnswersHealthRunsAScheduledJobAndStopsCleanly(t *testing.T) {
 		var n int
 		_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM sync_runs WHERE pipeline = 'export' AND trigger = 'schedule' AND outcome = 'succeeded'`).Scan(&n)
 		return n > 0
-	}, 30*time.Second, 100*time.Millisecond, "the export schedule fired and its job ran")
+	}, busyWait, 100*time.Millisecond, "the export schedule fired and its job ran")
 	require.Eventually(t, func() bool {
 		_, metrics := get(t, "http://"+addr+"/metrics")
 		// Every series is there from the start at zero: these have counted.
 		return nonZero(metrics, `adsync_jobs_total{kind="export",outcome="completed"}`) &&
 			nonZero(metrics, `adsync_export_rows_total{table="sync_runs"}`)
-	}, 10*time.Second, 100*time.Millisecond)
+	}, busyWait, 100*time.Millisecond)
 	_, metrics := get(t, "http://"+addr+"/metrics")
 	require.Contains(t, metrics, "adsync_job_duration_seconds_bucket")
 	require.Contains(t, metrics, "go_goroutines")
@@ -167,7 +167,7 @@ func TestWorkerCountsWorkInMetricsAndShutsDownCleanlyWithJobsInFlight(t *testing
 		var outcome string
 		_ = pool.QueryRow(ctx, `SELECT outcome FROM sync_runs WHERE pipeline = 'sync' ORDER BY id DESC LIMIT 1`).Scan(&outcome)
 		return outcome == "succeeded"
-	}, 30*time.Second, 50*time.Millisecond, "the worker ran the queued sync")
+	}, busyWait, 50*time.Millisecond, "the worker ran the queued sync")
 	require.NoError(t, pool.QueryRow(ctx, `SELECT min(id) FROM accounts`).Scan(&acct))
 	file := filepath.Join(t.TempDir(), "users.csv")
 	require.NoError(t, os.WriteFile(file, []byte("email\na@example.com\nb@example.com\n"), 0o600))
@@ -178,7 +178,7 @@ func TestWorkerCountsWorkInMetricsAndShutsDownCleanlyWithJobsInFlight(t *testing
 		_, m := get(t, "http://"+addr+"/metrics")
 		return strings.Contains(m, `adsync_audience_users_total{result="accepted"} 2`) &&
 			nonZero(m, `adsync_jobs_total{kind="sync_unit",outcome="completed"}`)
-	}, 30*time.Second, 50*time.Millisecond)
+	}, busyWait, 50*time.Millisecond)
 	_, m := get(t, "http://"+addr+"/metrics")
 	require.True(t, nonZero(m, `adsync_records_synced_total{entity="campaigns",result="fetched"}`), m)
 	require.True(t, nonZero(m, `adsync_api_requests_total{endpoint="GET /12/accounts/{account_id}/campaigns",status="200"}`), m)
@@ -193,7 +193,7 @@ func TestWorkerCountsWorkInMetricsAndShutsDownCleanlyWithJobsInFlight(t *testing
 		var n int
 		_ = pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE state = 'running'`).Scan(&n)
 		return n > 0
-	}, 30*time.Second, 20*time.Millisecond, "a job is in flight")
+	}, busyWait, 20*time.Millisecond, "a job is in flight")
 	res := stop()
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "worker stopped")
@@ -248,7 +248,7 @@ func TestWorkerPagesNeedThePasswordOffLoopbackWhileProbesStayOpen(t *testing.T) 
 	require.Eventually(t, func() bool {
 		code, _ := do("/riverui/", "admin", password)
 		return code == http.StatusOK
-	}, 10*time.Second, 50*time.Millisecond, "River's UI starts with the workers")
+	}, busyWait, 50*time.Millisecond, "River's UI starts with the workers")
 	code, body := do("/", "admin", password)
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, body, `<table id="runs">`)
