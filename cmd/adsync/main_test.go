@@ -57,8 +57,11 @@ const patience = 5 * time.Minute
 
 // testWorker is the worker settings of newEnv's configuration: a
 // heartbeat and a death far quicker than the defaults, so that the tests of
-// a worker's death take a second, not half a minute.
-const testWorker = "worker: {heartbeat: 200ms, dead_after: 1s, job_timeout: 1m}\n"
+// a worker's death take a second, not half a minute. A job may take as
+// long as the tests wait for a command (patience): adsync run's steps are
+// jobs, and on a loaded machine its export of every table took over a
+// minute.
+const testWorker = "worker: {heartbeat: 200ms, dead_after: 1s, job_timeout: 5m}\n"
 
 // newEnv serves a fake built from tweak and writes a configuration with
 // extra appended (YAML).

@@ -161,7 +161,7 @@ func TestThreeWorkersDoEachUnitOnceWithinTheRateBudgets(t *testing.T) {
 	// client then sends it again (at least once is all a timed-out request
 	// can promise too), and a batch sent twice fails the counts below. At a
 	// load of 30 answers were seen to take over newEnv's 10s; a timeout
-	// only a hung fake trips stays under worker.job_timeout (1m), so a hung
+	// only a hung fake trips stays under worker.job_timeout (5m), so a hung
 	// request still ends as its job's error.
 	conf, err := os.ReadFile(e.conf)
 	require.NoError(t, err)
