@@ -378,6 +378,13 @@ func exportTable(ctx context.Context, pool *pgxpool.Pool, outputID string, t Tab
 // query selects the table's rows changed in [$2, $1) ($2 may be null: from
 // the start), its columns in leaf order, in the table's stable order.
 func (t Table) query() string {
+	return fmt.Sprintf("SELECT %s FROM %s WHERE (%s) < $1 AND ($2::timestamptz IS NULL OR (%s) >= $2) ORDER BY %s",
+		strings.Join(t.selectList(), ", "), t.From, t.ChangedAt, t.ChangedAt, t.order())
+}
+
+// selectList is the table's columns as a query selects them, in leaf
+// order: a JSON column as its text.
+func (t Table) selectList() []string {
 	leaves := t.leafOrder()
 	cols := make([]string, len(leaves))
 	for i, c := range leaves {
@@ -386,12 +393,15 @@ func (t Table) query() string {
 			cols[i] = "(" + cols[i] + ")::text"
 		}
 	}
-	order := t.OrderBy
-	if order == "" {
-		order = t.ChangedAt
+	return cols
+}
+
+// order is the table's stable row order: OrderBy, else its change time.
+func (t Table) order() string {
+	if t.OrderBy == "" {
+		return t.ChangedAt
 	}
-	return fmt.Sprintf("SELECT %s FROM %s WHERE (%s) < $1 AND ($2::timestamptz IS NULL OR (%s) >= $2) ORDER BY %s",
-		strings.Join(cols, ", "), t.From, t.ChangedAt, t.ChangedAt, order)
+	return t.OrderBy
 }
 
 // rawRows is what pipeRows reads of a query's result: each row's values as

@@ -129,19 +129,9 @@ func changedPartitions(ctx context.Context, tx pgx.Tx, t Table, w *icebergWriter
 // writeRows writes the current rows of the touched partitions, ordered by
 // partition, through w.
 func (r *icebergRun) writeRows(ctx context.Context, tx pgx.Tx, t Table, w *icebergWriter, tp touched) (int64, error) {
-	leaves := t.leafOrder()
-	cols := make([]string, len(leaves))
-	for i, c := range leaves {
-		cols[i] = c.expr()
-		if c.Kind == JSON {
-			cols[i] = "(" + cols[i] + ")::text"
-		}
-	}
+	cols := t.selectList()
 	exprs := partitionExprs(t, w)
-	order := t.OrderBy
-	if order == "" {
-		order = t.ChangedAt
-	}
+	order := t.order()
 	where, args := "true", []any{}
 	if !tp.all {
 		switch {
