@@ -128,6 +128,12 @@ func BenchmarkExportCampaigns(b *testing.B) {
 			require.EqualValues(b, rows, res.Tables[0].Rows)
 		}
 	})
+	// The same rows as an Iceberg table, then its incremental exports.
+	b.Run("iceberg", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			benchIceberg(b, pool, cpu, filepath.Join(dir, "warm-up"), filepath.Join(dir, fmt.Sprintf("iceberg-%d", i)), i, rows)
+		}
+	})
 	csv := filepath.Join(dir, "campaigns.csv")
 	copyOut := func() {
 		f, err := os.Create(csv)
@@ -166,6 +172,52 @@ func BenchmarkExportCampaigns(b *testing.B) {
 			report(b, wall, used)
 		}
 	})
+}
+
+// benchIceberg exports the campaigns as an Iceberg table into out (a
+// namespace of its own, iteration i's), timed, then changes 1% of them
+// twice and times each incremental Iceberg export beside the Parquet
+// export's incremental of the same changes (into parquetOut, whose last
+// export was before the changes): first 1% spread over every account (a
+// sync's changes: every account's partition is touched), then 1% in one
+// account of the hundred (one partition). Metrics: the full export's
+// rows/s, wall-s and cpu-s; for each change ("spread", "one"), the
+// Iceberg incremental's wall and CPU seconds, its rows rewritten, the
+// Parquet incremental's wall and CPU seconds, and the rows changed.
+func benchIceberg(b *testing.B, pool *pgxpool.Pool, cpu measure.CPU, parquetOut, out string, i, rows int) {
+	ctx := context.Background()
+	opts := Options{Out: out, Format: FormatIceberg, Namespace: fmt.Sprintf("bench%d", i), Tables: []string{"campaigns"}}
+	timed := func(opts Options) (*Result, time.Duration, time.Duration) {
+		c0, start := cpu.Now(), time.Now()
+		res, err := Run(ctx, pool, opts)
+		require.NoError(b, err)
+		return res, time.Since(start), cpu.Now() - c0
+	}
+	full, wall, used := timed(Options{Out: opts.Out, Format: opts.Format, Namespace: opts.Namespace, Tables: opts.Tables, Full: true})
+	require.EqualValues(b, rows, full.Tables[0].Rows)
+	b.ReportMetric(float64(rows)/wall.Seconds(), "rows/s")
+	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric(used.Seconds(), "cpu-s")
+	changes := []struct{ name, where string }{
+		// Campaign g is in account g % 100: blocks of 100 consecutive
+		// campaigns hold one of every account.
+		{"spread", fmt.Sprintf("(substr(id, 2)::int / 100) %% 100 = %d", i%100)},
+		{"one", fmt.Sprintf("account_id = 'acct%d'", i%100)},
+	}
+	for _, c := range changes {
+		tag, err := pool.Exec(ctx, `UPDATE campaigns SET name = name || '.', last_synced_at = now() WHERE `+c.where)
+		require.NoError(b, err)
+		pq, pqWall, pqUsed := timed(Options{Out: parquetOut, Tables: opts.Tables})
+		require.EqualValues(b, tag.RowsAffected(), pq.Tables[0].Rows, "the Parquet incremental writes the changed rows")
+		inc, incWall, incUsed := timed(opts)
+		require.NotZero(b, inc.Tables[0].Snapshot, "the incremental commits a snapshot")
+		b.ReportMetric(float64(tag.RowsAffected()), c.name+"-changed")
+		b.ReportMetric(float64(inc.Tables[0].Rows), c.name+"-rows")
+		b.ReportMetric(incWall.Seconds(), c.name+"-wall-s")
+		b.ReportMetric(incUsed.Seconds(), c.name+"-cpu-s")
+		b.ReportMetric(pqWall.Seconds(), c.name+"-parquet-wall-s")
+		b.ReportMetric(pqUsed.Seconds(), c.name+"-parquet-cpu-s")
+	}
 }
 
 // memRows is a query's result held in memory: each row's values as

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures/s3test"
+	icebergio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -523,4 +525,64 @@ func TestIcebergOnS3IcebirdReadsEveryChangeAndObjectsAdsyncDidNotWriteStay(t *te
 	requireIcebergEqualsPostgres(t, pool, tables, read, last)
 	keys := s3Keys(t, srv, srv.Bucket, "p/adsync/campaigns/data")
 	require.Contains(t, keys, "account_id=acct1/theirs.parquet")
+}
+
+// currentDataFiles counts the data files of a table's current snapshot by
+// partition folder (account_id=.../date_month=...).
+func currentDataFiles(t *testing.T, pool *pgxpool.Pool, name string) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	fsF := func(context.Context) (icebergio.IO, error) { return icebergio.LocalFS{}, nil }
+	tbl, err := table.NewFromLocation(ctx, table.Identifier{"adsync", name}, currentMetadata(t, pool, name), fsF, nil)
+	require.NoError(t, err)
+	tasks, err := tbl.Scan().PlanFiles(ctx)
+	require.NoError(t, err)
+	out := map[string]int{}
+	for _, task := range tasks {
+		_, rel, ok := strings.Cut(task.File.FilePath(), "/data/")
+		require.True(t, ok, task.File.FilePath())
+		out[path.Dir(rel)]++
+	}
+	return out
+}
+
+// An incremental export rewrites each touched partition whole, so small
+// files do not pile up in a partition however often it is touched: that is
+// why the Iceberg export has no compaction (docs/iceberg.md). The files a
+// rewrite replaced stay, for the earlier snapshots, until expiry.
+func TestIcebergIncrementalExportsTouchingOnePartitionKeepItOneDataFile(t *testing.T) {
+	pool, out := icebergSetup(t)
+	ctx := context.Background()
+	names := []string{"campaigns", "ad_stats"}
+	exportIceberg(t, pool, out, Options{Tables: names})
+	onePerPartition := map[string]int{"account_id=acct0": 1, "account_id=acct1": 1, "account_id=acct2": 1}
+	require.Equal(t, onePerPartition, currentDataFiles(t, pool, "campaigns"))
+	require.Len(t, currentDataFiles(t, pool, "ad_stats"), 6)
+
+	const exports = 4
+	for i := range exports {
+		// A sync changes a campaign of acct1 and adds one to it; a
+		// re-pull replaces February of acct0's analytics.
+		_, err := pool.Exec(ctx, `UPDATE campaigns SET name = name || '.', last_synced_at = now() WHERE id = $1`, fmt.Sprintf("c%d", 3*i+1))
+		require.NoError(t, err)
+		insertCampaigns(t, pool, 31+3*i, 31+3*i)
+		mutateForIceberg(t, pool)
+		res := exportIceberg(t, pool, out, Options{Tables: names})
+		require.Equal(t, []string{"acct1"}, accountsOf(res, "campaigns"))
+		require.Equal(t, onePerPartition, currentDataFiles(t, pool, "campaigns"), "export %d", i+2)
+		stats := currentDataFiles(t, pool, "ad_stats")
+		require.Len(t, stats, 6)
+		for part, n := range stats {
+			require.Equal(t, 1, n, "ad_stats partition %s after export %d", part, i+2)
+		}
+	}
+	acct1 := filepath.Join(out, "adsync", "campaigns", "data", "account_id=acct1")
+	require.Len(t, filesUnder(t, acct1), 1+exports, "the replaced files stay for the earlier snapshots")
+
+	mutateForIceberg(t, pool) // acct1 and February of acct0 once more
+	last := exportIceberg(t, pool, out, Options{Tables: names, SnapshotRetention: time.Nanosecond})
+	require.Positive(t, last.Iceberg.RemovedFiles)
+	require.Len(t, filesUnder(t, acct1), 1, "expiry removed the replaced files")
+	require.Equal(t, onePerPartition, currentDataFiles(t, pool, "campaigns"))
+	requireIcebergEqualsPostgres(t, pool, selectTables(t, names...), nil, last)
 }
