@@ -17,6 +17,16 @@ const HistoryMigration = 31
 // current version).
 func (e *Entity) History() string { return e.history().View() }
 
+// Histories declares the history of every entity table, in registry
+// order (see Entity.History).
+func Histories() []store.History {
+	out := make([]store.History, len(registry))
+	for i, e := range registry {
+		out[i] = e.history()
+	}
+	return out
+}
+
 // history declares the entity table's history from the registry: its
 // columns as they are now, the service's updated_at, and a new version at
 // each change of the record's content (doc_hash) or of its tombstone flag

@@ -348,3 +348,64 @@ func TestEntityHistoryListsVersionsAndWhatChanged(t *testing.T) {
 	require.Nil(t, a.Rows[2]["valid_to"], "the current version")
 	require.Contains(t, text(res), "changed=")
 }
+
+// entity_history answers for the v2 posts pipeline's histories too: a
+// post's versions (its moved counts are one), named by what changed and
+// not by the pipeline's fetch and write times; a media by its media_key.
+// An unknown type's error lists the advertising and the v2 types.
+func TestEntityHistoryListsAPostsVersionsAndTheV2Types(t *testing.T) {
+	t.Parallel()
+	b := setup(t, adsyncmcp.Options{})
+	ctx := context.Background()
+	_, err := b.pool.Exec(ctx, `
+INSERT INTO v2_posts (id, text, like_count, raw, doc_hash, first_seen_at, fetched_at, updated_at) VALUES
+    ('1001', 'Spring is here', 3, '{"id": "1001", "text": "Spring is here", "public_metrics": {"like_count": 3}}', 'p1',
+     '2026-03-01 10:00Z', '2026-03-01 10:00Z', '2026-03-01 10:00Z');
+UPDATE v2_posts SET like_count = 9, raw = '{"id": "1001", "text": "Spring is here", "public_metrics": {"like_count": 9}}',
+    doc_hash = 'p2', fetched_at = '2026-03-02 10:00Z', updated_at = '2026-03-02 10:00Z';
+UPDATE v2_posts SET fetched_at = '2026-03-02 12:00Z';
+UPDATE v2_posts SET text = 'Spring is here!', raw = '{"id": "1001", "text": "Spring is here!", "public_metrics": {"like_count": 9}}',
+    doc_hash = 'p3', fetched_at = '2026-03-03 10:00Z', updated_at = '2026-03-03 10:00Z';
+INSERT INTO v2_media (media_key, type, view_count, raw, doc_hash, first_seen_at, fetched_at, updated_at) VALUES
+    ('3_77', 'video', 10, '{"media_key": "3_77", "public_metrics": {"view_count": 10}}', 'm1',
+     '2026-03-01 10:00Z', '2026-03-01 10:00Z', '2026-03-01 10:00Z');
+UPDATE v2_media SET view_count = 25, raw = '{"media_key": "3_77", "public_metrics": {"view_count": 25}}', doc_hash = 'm2',
+    fetched_at = '2026-03-04 10:00Z', updated_at = '2026-03-04 10:00Z';`)
+	require.NoError(t, err)
+
+	var a answer
+	res := b.call(t, "entity_history", map[string]any{"type": "v2_posts", "id": "1001"}, &a)
+	require.False(t, res.IsError, text(res))
+	require.Len(t, a.Rows, 3, "a fetch that changed nothing is no version: %s", text(res))
+	require.Equal(t, "Spring is here", a.Rows[0]["text"])
+	require.Equal(t, json.Number("3"), a.Rows[0]["like_count"])
+	require.Equal(t, "2026-03-01T10:00:00Z", a.Rows[0]["valid_from"], "the first version begins when adsync first saw the post")
+	require.NotContains(t, a.Rows[0], "changed")
+	require.Equal(t, "2026-03-02T10:00:00Z", a.Rows[0]["valid_to"])
+	require.Equal(t, a.Rows[0]["valid_to"], a.Rows[1]["valid_from"])
+	require.Equal(t, []any{"like_count"}, a.Rows[1]["changed"], "the fetch and write times are no change of the post")
+	require.Equal(t, []any{"public_metrics"}, a.Rows[1]["raw_changed"])
+	require.Equal(t, []any{"text"}, a.Rows[2]["changed"])
+	require.Equal(t, []any{"text"}, a.Rows[2]["raw_changed"])
+	require.Nil(t, a.Rows[2]["valid_to"], "the current version")
+	for _, r := range a.Rows {
+		for _, hidden := range []string{"raw", "doc_hash", "first_seen_at", "fetched_at", "updated_at"} {
+			require.NotContains(t, r, hidden)
+		}
+	}
+	require.Contains(t, text(res), "v2_posts_history: 3 row(s)")
+
+	b.call(t, "entity_history", map[string]any{"type": "V2_Media", "id": "3_77"}, &a)
+	require.Len(t, a.Rows, 2)
+	require.Equal(t, "3_77", a.Rows[1]["media_key"])
+	require.Equal(t, []any{"view_count"}, a.Rows[1]["changed"])
+
+	res = b.call(t, "entity_history", map[string]any{"type": "v2_posts", "id": "1001", "account_id": "ny"}, nil)
+	require.True(t, res.IsError)
+	require.Contains(t, text(res), "v2_posts are not an account's: leave account_id out")
+	res = b.call(t, "entity_history", map[string]any{"type": "tweets", "id": "1001"}, nil)
+	require.True(t, res.IsError)
+	for _, want := range []string{`type "tweets": want one of `, "campaigns, cards", "line_items", "promoted_posts", "v2_media, v2_posts, v2_users"} {
+		require.Contains(t, text(res), want)
+	}
+}
