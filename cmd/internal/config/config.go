@@ -173,7 +173,8 @@ type Stats struct {
 	// conversions change after the fact.
 	Lookback Duration `yaml:"lookback"`
 	// Segmentations are pulled besides the unsegmented metrics (AGE,
-	// GENDER, REGIONS:US, PLATFORM_VERSIONS:1, ...).
+	// GENDER, REGIONS:96683cc9126741d1, PLATFORM_VERSIONS:1, ...; a
+	// country is its location key, as given).
 	Segmentations []string `yaml:"segmentations"`
 	// MaxBudgetShare is the most of the active entities endpoint's
 	// 15-minute window one run may need; a run that needs more is refused
