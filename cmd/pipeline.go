@@ -43,6 +43,7 @@ func (a *app) pipeline(ctx context.Context) (*jobs.Deps, error) {
 		SyncPageSize: a.cfg.Sync.PageSize, ExportOut: a.cfg.Export.Out, Export: a.cfg.Export.Options(), Metrics: a.metrics}
 	deps.Insights, deps.Posts = a.insightsSettings(), jobs.PostsSettings{IDs: a.cfg.Posts.IDs}
 	deps.Stats, deps.Now = a.cfg.Stats.Settings(), a.now
+	deps.RunRetention = time.Duration(a.cfg.Worker.RunRetention)
 	deps.Users = a.userSet(pool, client)
 	deps.Audiences = a.cfg.Definitions()
 	a.deps = deps

@@ -37,7 +37,9 @@ conversions change after the fact, so every run pulls them again. --start and --
 a date (2006-01-02: that day in each account's time zone) or an RFC 3339 time; --end is
 exclusive. --full starts at each account's creation (a backfill). --segmentation TYPE
 pulls only that segmentation (TYPE:VALUE for the types that need a country or platform:
-REGIONS:US, PLATFORM_VERSIONS:1), always through asynchronous jobs of at most 45 days.
+REGIONS:96683cc9126741d1, PLATFORM_VERSIONS:1; a country is its location key, the
+targeting_value of its COUNTRIES row in targeting_criteria_locations, kept as given),
+always through asynchronous jobs of at most 45 days.
 
 A span is clamped to each account's life: it starts no earlier than the account's creation
 and ends no later than today in the account's time zone (the current hour for HOUR); a line
@@ -75,7 +77,7 @@ Entities: ` + strings.Join(stats.Entities, ", ") + ` (default ` + strings.Join(s
 	f.StringVar(&start, "start", "", "first day or time (default: today minus stats.lookback; earliest: the account's creation)")
 	f.StringVar(&end, "end", "", "end day or time, exclusive (default and latest: now)")
 	f.StringVar(&gran, "granularity", "", "DAY or HOUR (default: stats.granularity)")
-	f.StringVar(&segmentation, "segmentation", "", "pull only this segmentation (AGE, GENDER, REGIONS:US, ...) through asynchronous jobs")
+	f.StringVar(&segmentation, "segmentation", "", "pull only this segmentation (AGE, GENDER, REGIONS:<country key>, ...) through asynchronous jobs")
 	f.BoolVar(&full, "full", false, "start at each account's creation instead of the lookback")
 	f.BoolVar(&wait, "wait", false, "work the run in this process and print what it pulled")
 	return cmd

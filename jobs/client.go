@@ -50,6 +50,9 @@ type Deps struct {
 	SyncPageHook func(entity string, held int)
 	// Stats are the configured analytics settings.
 	Stats stats.Settings
+	// RunRetention is how long the history of finished runs is kept (see
+	// PruneRuns; zero: store.DefaultRunRetention).
+	RunRetention time.Duration
 	// Now is the clock that dates the analytics spans (nil: the real one);
 	// tests set it to a fake pinned to another date.
 	Now func() time.Time
@@ -87,6 +90,9 @@ type Options struct {
 	AudienceSchedules map[string]string
 	// Work makes the client fetch and run jobs; false builds an insert-only client.
 	Work bool
+	// Maintenance adds the daemon's housekeeping to the schedules: the
+	// run history's pruning (PruneRunsArgs) every hour and at start.
+	Maintenance bool
 	// Queues are the queues worked (nil: all four). A command working its
 	// own run works the run's queue only: each queue costs a producer that
 	// fetches and polls.
@@ -146,6 +152,9 @@ func NewClient(deps *Deps, opts Options) (*river.Client[pgx.Tx], error) {
 			return nil, err
 		}
 		cfg.PeriodicJobs = append(periodic, audiences...)
+		if opts.Maintenance {
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, prunePeriodic())
+		}
 		cfg.FetchPollInterval = opts.FetchPollInterval
 		cfg.FetchCooldown = fetchCooldown
 		if opts.FetchPollInterval > 0 && opts.FetchPollInterval < fetchCooldown {
@@ -177,4 +186,5 @@ func addWorkers(w *river.Workers, deps *Deps) {
 	addInsightsPostsWorkers(w, deps)
 	addAudienceWorkers(w, deps)
 	addStatsWorkers(w, deps)
+	river.AddWorker(w, &pruneRunsWorker{deps: deps})
 }

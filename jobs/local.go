@@ -92,7 +92,7 @@ func (l *Local) Work(ctx context.Context, deps *Deps, schedules bool, queues ...
 	}
 	opts := Options{Concurrency: l.Concurrency, Work: true, Slog: l.Slog, JobTimeout: l.JobTimeout, ClientID: id, Queues: queues}
 	if schedules {
-		opts.Schedules, opts.AudienceSchedules = l.Schedules, l.AudienceSchedules
+		opts.Schedules, opts.AudienceSchedules, opts.Maintenance = l.Schedules, l.AudienceSchedules, true
 	}
 	client, err := NewClient(deps, opts)
 	if err != nil {

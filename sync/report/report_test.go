@@ -29,7 +29,7 @@ type pulledBundle struct {
 
 // segmentations are what pulled pulls besides the unsegmented metrics:
 // one type that takes a country and one that takes none.
-var segmentations = []string{"REGIONS:US", "AGE"}
+var segmentations = []string{"REGIONS:" + fixtures.CountryKeys["US"], "AGE"}
 
 // pulled syncs the fake's records and pulls their analytics through a
 // running worker. The fake's clock starts at fixtures.SuiteNow and runs on,
@@ -190,7 +190,7 @@ func TestReportsEqualTheServicesTotalsAndAddUp(t *testing.T) {
                     sum(spend_micro) FROM %s GROUP BY 1, 2, 3, 4 HAVING count(DISTINCT segment_value) > 1`, id, rel.Name()), l.Relation(), id)
 				var named, country int
 				require.NoError(t, b.pool.QueryRow(context.Background(), fmt.Sprintf(`SELECT count(*) FILTER (WHERE segment_name <> ''),
-                    count(*) FILTER (WHERE %s) FROM %s`, map[bool]string{true: "country = 'US'", false: "true"}[seg.Parameter == "country"],
+                    count(*) FILTER (WHERE %s) FROM %s`, map[bool]string{true: "country = '" + fixtures.CountryKeys["US"] + "'", false: "true"}[seg.Parameter == "country"],
 					rel.Name())).Scan(&named, &country))
 				require.Positive(t, named, "%s names its segments", rel.Name())
 				require.Equal(t, named, country, "%s: the country it was pulled for", rel.Name())

@@ -225,14 +225,14 @@ func TestSegmentedPullsGoThroughJobsAndTheirSegmentsSumToTheFakesTotals(t *testi
 	a := b.firstAccount(t)
 	from, to := a.LocalDate(b.now).AddDate(0, 0, -5), a.LocalDate(b.now).AddDate(0, 0, 1)
 	rep, ids := b.asyncRun(t, stats.Request{Start: stats.Bound{T: from, Date: true}, Entities: []string{stats.EntityCampaign},
-		Segmentation: "regions:us"})
+		Segmentation: "regions:" + fixtures.CountryKeys["US"]})
 	require.Zero(t, rep.Requests, "a segmented request is never synchronous, however short")
 	require.Positive(t, rep.Jobs)
 	b.drive(t, ids)
 
 	rows, err := b.pool.Query(context.Background(), `SELECT entity_type, entity_id, placement, bucket_date::text,
         sum(impressions), sum(engagements), sum(billed_charge_local_micro), count(DISTINCT segment_value)
-    FROM ad_stats WHERE account_id = $1 AND segment_type = 'REGIONS:US' GROUP BY 1, 2, 3, 4`, a.ID)
+    FROM ad_stats WHERE account_id = $1 AND segment_type = 'REGIONS:' || $2 GROUP BY 1, 2, 3, 4`, a.ID, fixtures.CountryKeys["US"])
 	require.NoError(t, err)
 	got := map[totalsKey]totals{}
 	segments := 0
@@ -262,7 +262,7 @@ func TestSegmentedPullsGoThroughJobsAndTheirSegmentsSumToTheFakesTotals(t *testi
 func TestSegmentationsThatNeedACountryOrPlatformSayHow(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"age": "AGE", "regions:us": "REGIONS:US", "PLATFORM_VERSIONS:1": "PLATFORM_VERSIONS:1",
+		"age": "AGE", "regions:96683cc9126741d1": "REGIONS:96683cc9126741d1", "PLATFORM_VERSIONS:1": "PLATFORM_VERSIONS:1",
 	} {
 		got, err := stats.NormalizeSegmentation(in)
 		require.NoError(t, err)

@@ -22,8 +22,10 @@ import (
 // (the account's next round, next_poll_at, which the row snoozes until).
 // A row whose River job wakes before the round snoozes again without a
 // request; one whose job was polled by another row finds the answer on
-// its row. A poll round runs under an advisory lock per account, so rows
-// waking at once make one request, not one each.
+// its row. A poll round marks the rows it asks about under an advisory
+// lock per account, so rows waking at once make one request, not one each;
+// the lock is let go before the request, and the answers are recorded in a
+// transaction of their own: no transaction waits on the service.
 //
 // When to look: the spec gives no time estimate (no field of the job
 // record says how long it will take; "A job may stay QUEUED or PROCESSING
@@ -101,11 +103,21 @@ type openRow struct {
 	failures int
 }
 
+// pollLease is how long the rows a poll round asks about wait for its
+// answers before another worker may ask again: a listing takes well under
+// it, and a round whose worker died is taken up after it. A round that
+// outlives it costs a second listing, never a second record (see
+// updateJob).
+const pollLease = 15 * time.Second
+
 // pollAccount runs a poll round of j's account (unless another worker ran
 // one since j was due): every waiting row of the account whose job is not
-// known to be done is looked at, MaxPollIDs a request. j's own record not
-// answering its request is an error (other rows' mismatches are left to
-// their own attempts).
+// known to be done is looked at, MaxPollIDs a request. No transaction and
+// no lock is held while the service answers: the round takes the
+// account's lock to read its rows and mark them being polled (claimRound),
+// asks the service, then records the answers in a short transaction of
+// its own (recordRound). j's own record not answering its request is an
+// error (other rows' mismatches are left to their own attempts).
 func (r *Runner) pollAccount(ctx context.Context, j jobRow) error {
 	account := j.q.Account.ID
 	c, err := r.client(ctx, account)
@@ -113,36 +125,49 @@ func (r *Runner) pollAccount(ctx context.Context, j jobRow) error {
 		return err
 	}
 	expected := r.expected(ctx)
-	var own error
-	err = pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
+	open, err := r.claimRound(ctx, j)
+	if err != nil || len(open) == 0 {
+		return err
+	}
+	answers, err := r.listOpen(ctx, c, account, open)
+	if err != nil {
+		return err
+	}
+	return r.recordRound(ctx, j, answers, expected)
+}
+
+// claimRound takes the lock of j's account's poll rounds, reads the rows
+// to look at and marks them being polled until pollLease from now, and
+// lets the lock go with its transaction: a row that wakes meanwhile finds
+// itself not due and waits, rather than asking the service the same again.
+// None when another worker polled j since it was due.
+func (r *Runner) claimRound(ctx context.Context, j jobRow) ([]openRow, error) {
+	var open []openRow
+	err := pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
 		polled, err := r.polledSince(ctx, tx, j)
 		if err != nil || polled {
 			return err
 		}
-		open, err := openRows(ctx, tx, account)
-		if err != nil {
+		if open, err = openRows(ctx, tx, j.q.Account.ID); err != nil {
 			return err
 		}
-		if own, err = r.pollRows(ctx, tx, c, j, open, expected); err != nil {
-			return err
+		ids := make([]int64, len(open))
+		for i, o := range open {
+			ids[i] = o.id
 		}
-		// The round's requests, counted on the row that made them, last:
-		// the transaction is done with the service.
-		req, limited := api.TallyFrom(ctx).Take()
-		_, err = tx.Exec(ctx, `UPDATE stats_jobs SET requests = requests + $2, rate_limited = rate_limited + $3 WHERE id = $1`,
-			j.id, req, limited)
+		_, err = tx.Exec(ctx, `UPDATE stats_jobs SET next_poll_at = $2 WHERE id = ANY($1)`, ids, r.clock().Add(pollLease))
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return own
+	return open, nil
 }
 
-// polledSince takes the lock of j's account's poll rounds, for the rest
-// of tx, and reports whether another worker polled j while this one waited
-// for it (j is no longer waiting on the same job, or has its file, or is
-// not yet due).
+// polledSince reports, under the lock of j's account's poll rounds (held
+// for the rest of tx), whether another worker polled j, or is polling it,
+// since j was due (j is no longer waiting on the same job, or has its
+// file, or is not yet due).
 func (r *Runner) polledSince(ctx context.Context, tx pgx.Tx, j jobRow) (bool, error) {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('adsync stats poll ' || $1))`, j.q.Account.ID); err != nil {
 		return false, err
@@ -155,14 +180,17 @@ func (r *Runner) polledSince(ctx context.Context, tx pgx.Tx, j jobRow) (bool, er
 	return fresh, nil
 }
 
-// pollRows asks the service about open's jobs, MaxPollIDs a request,
-// records each answer, and sets when the rows still open are next looked
-// at (the earliest of their due times, pollMin from now at the soonest).
-// own is the error of recording j's own row.
-func (r *Runner) pollRows(ctx context.Context, tx pgx.Tx, c *api.Client, j jobRow, open []openRow, expected time.Duration) (own, err error) {
-	account := j.q.Account.ID
-	var still []int64
-	var round time.Time
+// pollAnswer is what a poll round heard of one row's job: sj, nil when the
+// service no longer lists it, at the time of the answer.
+type pollAnswer struct {
+	o  openRow
+	sj *ServiceJob
+	at time.Time
+}
+
+// listOpen asks the service about open's jobs, MaxPollIDs a request.
+func (r *Runner) listOpen(ctx context.Context, c *api.Client, account string, open []openRow) ([]pollAnswer, error) {
+	out := make([]pollAnswer, 0, len(open))
 	for chunk := range slices.Chunk(open, MaxPollIDs) {
 		ids := make([]string, len(chunk))
 		for i, o := range chunk {
@@ -174,38 +202,60 @@ func (r *Runner) pollRows(ctx context.Context, tx pgx.Tx, c *api.Client, j jobRo
 		}
 		now := r.clock()
 		for _, o := range chunk {
-			i := slices.IndexFunc(list, func(sj ServiceJob) bool { return sj.ID == o.job })
-			var sj *ServiceJob
-			if i >= 0 {
-				sj = &list[i]
+			p := pollAnswer{o: o, at: now}
+			if i := slices.IndexFunc(list, func(sj ServiceJob) bool { return sj.ID == o.job }); i >= 0 {
+				p.sj = &list[i]
 			}
-			isOpen, err := r.record(ctx, tx, o, sj, now)
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// recordRound records each answer on its row, sets when the rows still
+// open are next looked at (the earliest of their due times, pollMin from
+// now at the soonest) and counts the round's requests on j, in one short
+// transaction. A row another worker recorded first is left as it left it.
+func (r *Runner) recordRound(ctx context.Context, j jobRow, answers []pollAnswer, expected time.Duration) error {
+	var own error
+	err := pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
+		var still []int64
+		var round time.Time
+		for _, p := range answers {
+			isOpen, err := r.record(ctx, tx, p.o, p.sj, p.at)
 			switch {
-			case err != nil && o.id == j.id:
+			case err != nil && p.o.id == j.id:
 				own = err
 			case err != nil:
 				// Left as it is: the row's own attempt polls it and meets
 				// the error itself.
 			case isOpen:
-				still = append(still, o.id)
+				still = append(still, p.o.id)
 				var asked time.Time
-				if o.asked != nil {
-					asked = *o.asked
+				if p.o.asked != nil {
+					asked = *p.o.asked
 				}
-				if d := due(asked, now, expected); round.IsZero() || d.Before(round) {
+				if d := due(asked, p.at, expected); round.IsZero() || d.Before(round) {
 					round = d
 				}
 			}
 		}
-	}
-	if len(still) > 0 {
-		round = maxTime(round, r.clock().Add(pollMin))
-		if _, err := tx.Exec(ctx, `UPDATE stats_jobs SET next_poll_at = $2, updated_at = now() WHERE id = ANY($1)`,
-			still, round); err != nil {
-			return nil, err
+		if len(still) > 0 {
+			round = maxTime(round, r.clock().Add(pollMin))
+			if _, err := tx.Exec(ctx, `UPDATE stats_jobs SET next_poll_at = $2, updated_at = now() WHERE id = ANY($1)`,
+				still, round); err != nil {
+				return err
+			}
 		}
+		req, limited := api.TallyFrom(ctx).Take()
+		_, err := tx.Exec(ctx, `UPDATE stats_jobs SET requests = requests + $2, rate_limited = rate_limited + $3 WHERE id = $1`,
+			j.id, req, limited)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	return own, nil
+	return own
 }
 
 // openRows are the account's waiting rows whose job is not known to be
@@ -233,7 +283,8 @@ WHERE account_id = $1 AND state = 'waiting' AND service_job_id IS NOT NULL AND f
 func (r *Runner) record(ctx context.Context, tx pgx.Tx, o openRow, sj *ServiceJob, now time.Time) (bool, error) {
 	if sj == nil {
 		// Deleted or forgotten by the service: create it again.
-		return false, updateJob(ctx, tx, o.id, forget)
+		_, err := updateJob(ctx, tx, o, forget)
+		return false, err
 	}
 	asked := o.q.values(now)
 	if o.asked != nil {
@@ -245,20 +296,24 @@ func (r *Runner) record(ctx context.Context, tx pgx.Tx, o openRow, sj *ServiceJo
 	switch sj.Status {
 	case JobFailed:
 		if o.failures+1 >= MaxJobFailures {
-			return false, updateJob(ctx, tx, o.id, `state = 'failed', failures = failures + 1, error = $2`,
+			_, err := updateJob(ctx, tx, o, `state = 'failed', failures = failures + 1, error = $2`,
 				fmt.Sprintf("service job %s ended FAILED (%d times)", sj.ID, o.failures+1))
+			return false, err
 		}
-		return false, updateJob(ctx, tx, o.id, forget+`, failures = failures + 1`)
+		_, err := updateJob(ctx, tx, o, forget+`, failures = failures + 1`)
+		return false, err
 	case JobSuccess:
 	default:
-		return true, updateJob(ctx, tx, o.id, `polled_at = $2`, now)
+		// Still open, unless another round recorded the row meanwhile.
+		return updateJob(ctx, tx, o, `polled_at = $2`, now)
 	}
 	var expires time.Time
 	if sj.ExpiresAt != nil {
 		expires, _ = parseJobTime(*sj.ExpiresAt)
 	}
 	if sj.URL == nil || (!expires.IsZero() && !now.Before(expires)) {
-		return false, updateJob(ctx, tx, o.id, forget)
+		_, err := updateJob(ctx, tx, o, forget)
+		return false, err
 	}
 	var secs *int
 	created, ok1 := parseJobTime(sj.CreatedAt)
@@ -271,13 +326,21 @@ func (r *Runner) record(ctx context.Context, tx pgx.Tx, o openRow, sj *ServiceJo
 	if !expires.IsZero() {
 		exp = &expires
 	}
-	return false, updateJob(ctx, tx, o.id, `polled_at = $2, file_url = $3, file_expires_at = $4, job_seconds = $5`,
+	_, err := updateJob(ctx, tx, o, `polled_at = $2, file_url = $3, file_expires_at = $4, job_seconds = $5`,
 		now, *sj.URL, exp, secs)
+	return false, err
 }
 
-// updateJob updates row id with set (whose parameters start at $2) in a
-// poll round's transaction; the round's requests are counted apart.
-func updateJob(ctx context.Context, tx pgx.Tx, id int64, set string, args ...any) error {
-	_, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE stats_jobs SET updated_at = now(), %s WHERE id = $1`, set), append([]any{id}, args...)...)
-	return err
+// updateJob updates row o with set (whose parameters start at $2) in a
+// poll round's record, only while the row still waits, without a file, on
+// the job the round asked about: rounds ask the service outside any lock,
+// so two may answer the same row, and the second finds it recorded (a
+// FAILED job counts once, a file is kept) and leaves it. It says whether
+// it updated the row. The round's requests are counted apart.
+func updateJob(ctx context.Context, tx pgx.Tx, o openRow, set string, args ...any) (bool, error) {
+	job := len(args) + 2
+	tag, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE stats_jobs SET updated_at = now(), %s
+WHERE id = $1 AND state = 'waiting' AND service_job_id = $%d AND file_url IS NULL`, set, job),
+		append(append([]any{o.id}, args...), o.job)...)
+	return tag.RowsAffected() == 1, err
 }

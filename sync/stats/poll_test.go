@@ -2,7 +2,11 @@ package stats_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,4 +133,156 @@ func TestAJobThatFailedSeenByAnotherRowsPollIsCreatedAgain(t *testing.T) {
 
 func (b *testBundle) twentyDaySpan(a stats.Account) stats.Span {
 	return stats.Span{Start: a.LocalDate(b.now).AddDate(0, 0, -20), End: a.LocalDate(b.now).AddDate(0, 0, 1)}
+}
+
+// heldPolls holds the first poll (a job listing naming job_ids) of b's
+// runner until release is called, saying on arrived when it came; later
+// polls pass.
+type heldPolls struct {
+	next    http.RoundTripper
+	held    atomic.Bool
+	arrived chan struct{}
+	gate    chan struct{}
+	once    sync.Once
+}
+
+func (h *heldPolls) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/stats/jobs/accounts/") &&
+		req.URL.Query().Has("job_ids") && h.held.CompareAndSwap(false, true) {
+		close(h.arrived)
+		<-h.gate
+	}
+	return h.next.RoundTrip(req)
+}
+
+func (h *heldPolls) release() { h.once.Do(func() { close(h.gate) }) }
+
+// holdFirstPoll makes b's runner's first poll wait for release (called at
+// the end of the test at the latest).
+func (b *testBundle) holdFirstPoll(t *testing.T) *heldPolls {
+	t.Helper()
+	h := &heldPolls{next: http.DefaultTransport, arrived: make(chan struct{}), gate: make(chan struct{})}
+	t.Cleanup(h.release)
+	cfg := b.fake.Config(b.pool)
+	cfg.HTTPClient = &http.Client{Transport: h}
+	c, err := api.NewClient(cfg)
+	require.NoError(t, err)
+	b.runner.Client = c
+	return h
+}
+
+// startWaiting advances each row once: it creates its service job and
+// waits for it.
+func (b *testBundle) startWaiting(t *testing.T, ids []int64) {
+	t.Helper()
+	for _, id := range ids {
+		step, err := b.runner.Advance(context.Background(), id)
+		require.NoError(t, err)
+		require.False(t, step.Done)
+		require.Equal(t, stats.StateWaiting, b.state(t, id))
+	}
+}
+
+func (b *testBundle) state(t *testing.T, id int64) string {
+	t.Helper()
+	var s string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT state FROM stats_jobs WHERE id = $1`, id).Scan(&s))
+	return s
+}
+
+// advanceAsync runs Advance(id) on its own goroutine.
+func (b *testBundle) advanceAsync(id int64) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.runner.Advance(context.Background(), id)
+		done <- err
+	}()
+	return done
+}
+
+// TestNoTransactionOrLockIsHeldWhileAPollWaitsForTheService holds a poll
+// round's listing at the service and looks, from another connection, at
+// what the poller holds meanwhile: no open transaction, no advisory lock
+// (under network latency either would hold a connection and the account's
+// lock for as long as the service takes).
+func TestNoTransactionOrLockIsHeldWhileAPollWaitsForTheService(t *testing.T) {
+	t.Parallel()
+	b := asyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
+	a := b.firstAccount(t)
+	_, ids := b.asyncRun(t, b.twentyDays(a))
+	b.startWaiting(t, ids)
+	b.tick(3 * time.Second) // due, and done at the service
+	held := b.holdFirstPoll(t)
+	done := b.advanceAsync(ids[0])
+	select {
+	case <-held.arrived:
+	case err := <-done:
+		t.Fatalf("the row did not poll: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no poll reached the service in a minute")
+	}
+	ctx := context.Background()
+	var xacts, locks int
+	var states []string
+	err := b.pool.QueryRow(ctx, `SELECT count(*), coalesce(array_agg(state), '{}') FROM pg_stat_activity
+WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`).Scan(&xacts, &states)
+	if err == nil {
+		err = b.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&locks)
+	}
+	held.release()
+	require.NoError(t, err)
+	require.NoError(t, <-done)
+	require.Zero(t, xacts, "transactions open while the service answers: %v", states)
+	require.Zero(t, locks, "advisory locks held while the service answers")
+
+	runLikeRiver(t, b.runner, b.fake.Srv, ids)
+	b.requireCampaignTruth(t, a)
+}
+
+// TestTwoRoundsAnsweringTheSameJobRecordItOnce lets a second round poll
+// the account while the first one's listing is held past its lease: the
+// second does not wait for the first, and the first, answered last, finds
+// the rows recorded and leaves them: a FAILED job counts once.
+func TestTwoRoundsAnsweringTheSameJobRecordItOnce(t *testing.T) {
+	t.Parallel()
+	b := asyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
+	a := b.firstAccount(t)
+	_, ids := b.asyncRun(t, b.twentyDays(a))
+	require.GreaterOrEqual(t, len(ids), 2)
+	b.fake.Srv.FailNextStatsJobs(1) // the first row's job
+	b.startWaiting(t, ids)
+	failed := b.serviceJobOf(t, ids[0])
+	b.tick(3 * time.Second)
+	held := b.holdFirstPoll(t)
+	first := b.advanceAsync(ids[0])
+	select {
+	case <-held.arrived:
+	case err := <-first:
+		t.Fatalf("the row did not poll: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no poll reached the service in a minute")
+	}
+	b.tick(time.Minute) // past the first round's lease
+	second := b.advanceAsync(ids[1])
+	var err error
+	select {
+	case err = <-second:
+	case <-time.After(time.Minute):
+		err = errors.New("the second round waited for the first")
+	}
+	held.release()
+	require.NoError(t, err)
+	require.Equal(t, stats.StateStored, b.state(t, ids[1]), "the second round stored its own row's file")
+	require.NoError(t, <-first)
+
+	var failures int
+	var past []string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT failures, past_job_ids FROM stats_jobs WHERE id = $1`, ids[0]).
+		Scan(&failures, &past))
+	require.Equal(t, 1, failures, "the FAILED job counted once")
+	require.Equal(t, []string{failed}, past)
+	runLikeRiver(t, b.runner, b.fake.Srv, ids)
+	b.requireCampaignTruth(t, a)
+	require.Len(t, b.serviceJobs(t, a.ID), len(ids)+1, "the failed job asked for again, once")
 }

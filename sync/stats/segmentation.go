@@ -28,14 +28,18 @@ func SegmentationParameter(typ string) string { return needsValue[typ] }
 
 // NormalizeSegmentation checks one segmentation setting against
 // SegmentationTypes: TYPE, or TYPE:VALUE for the types that need a country
-// or platform. Both the command's check and the worker's call it.
+// or platform. Both the command's check and the worker's call it. The type
+// is upper-cased; the value is kept as given (trimmed): a country is a
+// country's location key (the targeting_value of its COUNTRIES entry in
+// targeting_criteria/locations, 96683cc9126741d1 for the United States),
+// which the service matches case-sensitively.
 func NormalizeSegmentation(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	typ, val, hasVal := strings.Cut(s, ":")
 	typ = strings.ToUpper(strings.TrimSpace(typ))
 	val = strings.TrimSpace(val)
 	if typ == "" || strings.ContainsAny(typ, ", ") {
-		return "", fmt.Errorf("stats: segmentation %q: want a segmentation_type such as AGE or REGIONS:US", s)
+		return "", fmt.Errorf("stats: segmentation %q: want a segmentation_type such as AGE or REGIONS:<country key>", s)
 	}
 	if !slices.Contains(SegmentationTypes, typ) {
 		return "", fmt.Errorf("stats: segmentation %q: unknown segmentation_type %s; want one of %s",
@@ -46,8 +50,6 @@ func NormalizeSegmentation(s string) (string, error) {
 		return "", fmt.Errorf("stats: segmentation %s needs a %s: write %s:VALUE", typ, need, typ)
 	case need == "" && hasVal:
 		return "", fmt.Errorf("stats: segmentation %s takes no value, got %q", typ, s)
-	case need == "country":
-		val = strings.ToUpper(val)
 	}
 	if val != "" {
 		return typ + ":" + val, nil

@@ -17,7 +17,10 @@ func TestSegmentationIsCheckedAgainstTheKnownTypes(t *testing.T) {
 	}{
 		{in: "age", want: "AGE"},
 		{in: "AUDIENCES", want: "AUDIENCES"},
-		{in: "regions:us", want: "REGIONS:US"},
+		// A country is a location key, case-sensitive: kept as given.
+		{in: "regions:06ef846bfc783874", want: "REGIONS:06ef846bfc783874"},
+		{in: " metros : 06ef846bfc783874 ", want: "METROS:06ef846bfc783874"},
+		{in: "POSTAL_CODES:06EF846BFC783874", want: "POSTAL_CODES:06EF846BFC783874"},
 		{in: "PLATFORM_VERSIONS:1", want: "PLATFORM_VERSIONS:1"},
 		{in: "BOGUS", err: `segmentation "BOGUS": unknown segmentation_type BOGUS; want one of AGE, GENDER,`},
 		{in: "age_range", err: "unknown segmentation_type AGE_RANGE"},

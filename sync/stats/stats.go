@@ -75,9 +75,10 @@ type Settings struct {
 	Lookback time.Duration
 	// Segmentations are pulled besides the unsegmented metrics, each a
 	// segmentation_type (AGE, GENDER, DEVICES, ...) or TYPE:VALUE for the
-	// types that need a country (REGIONS:US, METROS:US, POSTAL_CODES:US) or
-	// a platform (PLATFORM_VERSIONS:1). Segmented requests always go
-	// through asynchronous jobs.
+	// types that need a country (REGIONS, METROS, POSTAL_CODES: the
+	// country's location key as given, REGIONS:96683cc9126741d1 for the
+	// United States) or a platform (PLATFORM_VERSIONS:1). Segmented
+	// requests always go through asynchronous jobs.
 	Segmentations []string
 	// MaxBudgetShare is the most of the active entities endpoint's window
 	// (ActiveBudget) one run may need: a run that needs more is refused

@@ -133,3 +133,35 @@ ANALYZE sync_runs; ANALYZE sync_run_units`)
 		require.NotContains(t, plan, "Seq Scan on sync_runs", plan)
 	}
 }
+
+// TestTheLookForAJobsRunReadsItThroughTheIndex checks the plan of
+// RunForJob's lookup, which every attempt of a job that records its own
+// run makes, over a history of runs recorded by jobs: the generic plan
+// Postgres keeps must find the job's run through the index on
+// params->>'river_job_id', not read every run of the pipeline.
+func TestTheLookForAJobsRunReadsItThroughTheIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := setupRuns(t)
+	_, err := pool.Exec(ctx, `INSERT INTO sync_runs (pipeline, trigger, params, outcome, finished_at)
+SELECT 'stats', 'schedule', jsonb_build_object('river_job_id', i::text), 'succeeded', now() FROM generate_series(1, 5000) i;
+ANALYZE sync_runs`)
+	require.NoError(t, err)
+	conn, err := pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	_, err = conn.Exec(ctx, `SET plan_cache_mode = force_generic_plan`)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `PREPARE run_for_job (text, bigint) AS `+store.RunForJobSQL)
+	require.NoError(t, err)
+	plan := explain(t, conn, `EXECUTE run_for_job ('stats', 4321)`)
+	require.Contains(t, plan, "sync_runs_river_job_idx", plan)
+	require.NotContains(t, plan, "Seq Scan on sync_runs", plan)
+
+	// RunForJob finds the job's run again rather than recording another.
+	var want int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM sync_runs WHERE params->>'river_job_id' = '4321'`).Scan(&want))
+	got, err := store.RunForJob(ctx, pool, "stats", "schedule", map[string]any{}, 4321)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+}

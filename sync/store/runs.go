@@ -39,6 +39,12 @@ func StartRun(ctx context.Context, q Querier, pipeline, trigger string, params a
 	return id, started, err
 }
 
+// runForJobSQL finds the run River job $2 recorded for pipeline $1, through
+// the index on the same expression (migration 0050): every attempt of
+// every job that records its own run looks, and without the index each
+// look read every run of the pipeline ever recorded.
+const runForJobSQL = `SELECT id FROM sync_runs WHERE pipeline = $1 AND params->>'river_job_id' = $2::bigint::text`
+
 // RunForJob returns the run recorded by River job jobID, recording it on
 // the job's first attempt: a job that creates its own run (a scheduled
 // one) finds it again on later attempts. params must marshal to an object;
@@ -49,8 +55,7 @@ func RunForJob(ctx context.Context, pool *pgxpool.Pool, pipeline, trigger string
 		return 0, err
 	}
 	var id int64
-	err = pool.QueryRow(ctx, `SELECT id FROM sync_runs WHERE pipeline = $1 AND params->>'river_job_id' = $2::bigint::text`,
-		pipeline, jobID).Scan(&id)
+	err = pool.QueryRow(ctx, runForJobSQL, pipeline, jobID).Scan(&id)
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return id, err
 	}

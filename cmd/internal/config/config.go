@@ -10,6 +10,7 @@ import (
 
 	"github.com/adsync/adsync/export"
 	"github.com/adsync/adsync/sync/audience"
+	"github.com/adsync/adsync/sync/store"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -138,6 +139,10 @@ type Worker struct {
 	// silent for DeadAfter is dead and its running jobs go back to the queue.
 	Heartbeat Duration `yaml:"heartbeat"`
 	DeadAfter Duration `yaml:"dead_after"`
+	// RunRetention is how long the history of finished runs is kept: a
+	// worker prunes older runs, their units and stats jobs every hour
+	// (see jobs.PruneRuns).
+	RunRetention Duration `yaml:"run_retention"`
 }
 
 // Insights lists the keyword sets the insights pipeline fetches.
@@ -173,7 +178,8 @@ type Stats struct {
 	// conversions change after the fact.
 	Lookback Duration `yaml:"lookback"`
 	// Segmentations are pulled besides the unsegmented metrics (AGE,
-	// GENDER, REGIONS:US, PLATFORM_VERSIONS:1, ...).
+	// GENDER, REGIONS:96683cc9126741d1, PLATFORM_VERSIONS:1, ...; a
+	// country is its location key, as given).
 	Segmentations []string `yaml:"segmentations"`
 	// MaxBudgetShare is the most of the active entities endpoint's
 	// 15-minute window one run may need; a run that needs more is refused
@@ -257,7 +263,8 @@ func Default() Config {
 		Sync:     Sync{Overlap: Duration(time.Hour)},
 		Export: Export{Out: "out", Format: export.FormatParquet, IcebergCatalog: export.DefaultIcebergName,
 			IcebergNamespace: export.DefaultIcebergName, SnapshotRetention: Duration(export.DefaultSnapshotRetention)},
-		Worker: Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second)},
+		Worker: Worker{JobTimeout: Duration(30 * time.Minute), Heartbeat: Duration(5 * time.Second), DeadAfter: Duration(30 * time.Second),
+			RunRetention: Duration(store.DefaultRunRetention)},
 	}.withPipelineDefaults()
 }
 
@@ -525,6 +532,9 @@ func (c Config) Validate() error {
 	}
 	if c.Worker.JobTimeout <= 0 || c.Worker.Heartbeat <= 0 {
 		return fmt.Errorf("worker.job_timeout and worker.heartbeat must be positive")
+	}
+	if c.Worker.RunRetention < Duration(24*time.Hour) {
+		return keyErrorf("worker.run_retention", "%s: must be at least 24h (default 2160h, 90 days)", time.Duration(c.Worker.RunRetention))
 	}
 	if c.Worker.DeadAfter < 2*c.Worker.Heartbeat {
 		return fmt.Errorf("worker.dead_after (%s) must be at least twice worker.heartbeat (%s)",

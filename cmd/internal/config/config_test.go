@@ -129,13 +129,24 @@ func TestDurationsAndSectionsDecode(t *testing.T) {
 func TestInvalidValuesAreRejectedWithTheKeyNamed(t *testing.T) {
 	t.Parallel()
 	for body, want := range map[string]string{
-		"log_level: loud\n":        "log_level",
-		"queues:\n  export: 0\n":   "queues.export",
-		"sync:\n  overlap: soon\n": "invalid duration",
+		"log_level: loud\n":              "log_level",
+		"queues:\n  export: 0\n":         "queues.export",
+		"sync:\n  overlap: soon\n":       "invalid duration",
+		"worker:\n  run_retention: 1h\n": "worker.run_retention: 1h0m0s: must be at least 24h",
 	} {
 		_, err := Load(Source{File: writeFile(t, body), Getenv: func(string) string { return "" }})
 		require.ErrorContains(t, err, want, body)
 	}
+}
+
+func TestRunRetentionDefaultsToNinetyDays(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(Source{File: writeFile(t, "log_level: info\n"), Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	require.Equal(t, 90*24*time.Hour, time.Duration(cfg.Worker.RunRetention))
+	cfg, err = Load(Source{File: writeFile(t, "worker:\n  run_retention: 720h\n"), Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	require.Equal(t, 30*24*time.Hour, time.Duration(cfg.Worker.RunRetention))
 }
 
 func TestMaskedHidesEverySecret(t *testing.T) {
