@@ -53,9 +53,46 @@ func (r RunSummary) CountsSummary() string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	if len(keys) > maxCountsShown {
+		return manyCounts(keys, sums)
+	}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%g", k, sums[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// maxCountsShown bounds the counts a run's line names one by one: an
+// export counts every table (over two hundred).
+const maxCountsShown = 12
+
+// manyCounts renders counts past maxCountsShown as how many there are,
+// their sum and how many are zero, then the largest (ties by name) up to
+// maxCountsShown; the runs page and sync_runs.counts hold them all.
+func manyCounts(keys []string, sums map[string]float64) string {
+	var total float64
+	var zero int
+	nonzero := make([]string, 0, len(keys))
+	for _, k := range keys {
+		total += sums[k]
+		if sums[k] == 0 {
+			zero++
+		} else {
+			nonzero = append(nonzero, k)
+		}
+	}
+	sort.SliceStable(nonzero, func(i, j int) bool { return sums[nonzero[i]] > sums[nonzero[j]] })
+	shown := nonzero[:min(len(nonzero), maxCountsShown)]
+	parts := []string{fmt.Sprintf("%d counts, %g in all, %d zero", len(keys), total, zero)}
+	if len(shown) > 0 {
+		parts[0] += "; largest:"
+	}
+	for _, k := range shown {
+		parts = append(parts, fmt.Sprintf("%s=%g", k, sums[k]))
+	}
+	if more := len(nonzero) - len(shown); more > 0 {
+		parts = append(parts, fmt.Sprintf("(+%d more, on the runs page)", more))
 	}
 	return strings.Join(parts, " ")
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -141,4 +142,28 @@ func TestReadStatusListsFailedCancelledAndDiscardedJobsRedacted(t *testing.T) {
 	require.Len(t, st.Failed, 1, "limit bounds the listing")
 	_, err = ReadStatus(ctx, pool, 0)
 	require.ErrorContains(t, err, "must be at least 1")
+}
+
+// A run with more counts than a line can name (an export counts every
+// table) shows how many, their sum and zeros, and the largest ones; a run
+// with a few shows each.
+func TestCountsSummaryNamesTheLargestOfManyCountsAndEachOfAFew(t *testing.T) {
+	t.Parallel()
+	few := RunSummary{Counts: map[string]any{"units": 3.0, "failed_units": 0.0, "campaigns": map[string]any{"fetched": 5.0}}}
+	require.Equal(t, "failed_units=0 fetched=5 units=3", few.CountsSummary())
+
+	many := map[string]any{}
+	for i := range 200 {
+		many[fmt.Sprintf("report_%03d_daily", i)] = 0.0
+	}
+	for i := range 14 {
+		many[fmt.Sprintf("table_%02d", i)] = float64(100 + i)
+	}
+	many["ad_stats"] = 4607.0
+	many["sync_runs"] = 113.0 // ties with table_13: by name
+	got := RunSummary{Counts: many}.CountsSummary()
+	require.Equal(t, "216 counts, 6211 in all, 200 zero; largest: ad_stats=4607 sync_runs=113 table_13=113 table_12=112 "+
+		"table_11=111 table_10=110 table_09=109 table_08=108 table_07=107 table_06=106 table_05=105 table_04=104 "+
+		"(+4 more, on the runs page)", got)
+	require.NotContains(t, got, "report_000_daily", "zero counts are counted, not named")
 }
