@@ -31,8 +31,9 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 	var trust store.PrintsTrust
 	var queue func(*pgx.Batch)
 	if u.trustsWithLock() {
-		// A complete unit that trusted prints: the check of its pages, and their trust when none changed, travel
-		// with the lock (see sweep).
+		// A complete unit that trusted prints: the check of its pages,
+		// and their trust when none changed, travel with the lock (see
+		// sweep).
 		queue = func(b *pgx.Batch) { store.QueueTrustUnchanged(b, u.Key(), &trust) }
 	}
 	err = store.LockUnitQueueFunc(ctx, s.Pool, u.Key(), queue, func(tx pgx.Tx, state string) error {
