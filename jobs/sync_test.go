@@ -118,7 +118,7 @@ var truthKinds = map[string][]string{
 	"promotable_users": {"promotable_users"}, "scheduled_promoted_posts": {"scheduled_promoted_posts"},
 	"preroll_call_to_actions": {"preroll_call_to_actions"}, "web_event_tags": {"web_event_tags"},
 	"app_event_tags": {"app_event_tags"}, "scheduled_posts": {"posts_scheduled"}, "draft_posts": {"posts_draft"},
-	"media_library": {"media_library"},
+	"media_library": {"media_library"}, "targeting_criteria": {"targeting_criteria"},
 }
 
 func TestFullSyncStoresEveryEntityAsTheServiceHoldsIt(t *testing.T) {

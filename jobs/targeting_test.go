@@ -27,11 +27,12 @@ var criteriaColumns = []string{"line_item_id", "name", "localized_name", "target
 
 // requireCriteriaEqualTheService checks the stored criteria of every live
 // account against the fake's records, column by column, and the counts
-// against the ground truth. The criteria of live line items are all
-// stored, deleted exactly when the service says so. The sync no longer asks
-// for a deleted line item's criteria: those it stored before are marked
-// deleted with their line item, those it never saw are not stored.
-func requireCriteriaEqualTheService(t *testing.T, b *syncBundle) {
+// against the ground truth: every criterion the service holds for the
+// account's line items is stored, deleted line items' included, deleted
+// exactly when the service says so (a line item's deletion does not
+// cascade to its criteria). It returns how many of the criteria checked
+// belong to deleted line items.
+func requireCriteriaEqualTheService(t *testing.T, b *syncBundle) (ofDeletedLineItems int) {
 	t.Helper()
 	ctx := context.Background()
 	truth := b.fake.Srv.AdsTruth()
@@ -46,25 +47,13 @@ func requireCriteriaEqualTheService(t *testing.T, b *syncBundle) {
 			deletedLineItem[id] = true
 		}
 		kt := per["targeting_criteria"]
-		var want [2]int
+		want := [2]int{kt.Live, kt.Deleted}
 		for _, id := range append(slices.Clone(kt.IDs), kt.DeletedIDs...) {
 			rec, ok := b.fake.Srv.AdsRecord(acct, "targeting_criteria", id)
 			require.True(t, ok)
-			parentGone := deletedLineItem[rec["line_item_id"].(string)]
-			deleted := rec["deleted"].(bool) || parentGone
-			switch {
-			case parentGone:
-				var n int
-				require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM targeting_criteria WHERE account_id = $1 AND id = $2`,
-					acct, id).Scan(&n))
-				if n == 0 {
-					continue // never seen: its line item was deleted first
-				}
-				want[1]++
-			case deleted:
-				want[1]++
-			default:
-				want[0]++
+			deleted := rec["deleted"].(bool)
+			if deletedLineItem[rec["line_item_id"].(string)] {
+				ofDeletedLineItems++
 			}
 			vals := make([]any, len(criteriaColumns))
 			ptrs := make([]any, len(criteriaColumns)+4)
@@ -94,6 +83,7 @@ FROM targeting_criteria WHERE account_id = $1 AND id = $2`, acct, id).Scan(ptrs.
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM targeting_criteria`).Scan(&stored))
 	require.Equal(t, checked, stored, "nothing stored that the service does not hold")
 	require.Positive(t, checked)
+	return ofDeletedLineItems
 }
 
 // requireCriteriaAfterLineItems checks that in run, each account's
@@ -140,7 +130,7 @@ FROM targeting_criteria WHERE id = ANY($1)`, cres.Deleted).Scan(&n, &live))
 	require.Zero(t, live, "no deleted criterion stays live")
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM targeting_criteria WHERE NOT deleted AND line_item_id = ANY($1)`,
 		lres.Deleted).Scan(&n))
-	require.Zero(t, n, "a deleted line item's criteria are marked deleted with it")
+	require.Positive(t, n, "a deleted line item's criteria stay as the service shows them: live")
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM targeting_criteria WHERE NOT deleted AND line_item_id = ANY($1)`,
 		lres.Added).Scan(&n))
 	require.GreaterOrEqual(t, n, 3*len(lres.Added), "a line item added before the run has its criteria stored by that run")
@@ -177,7 +167,7 @@ FROM targeting_criteria`).Scan(&want))
 	require.Equal(t, want, d.Queries["rows"][0]["s"], "DuckDB reads targeting_criteria as Postgres holds it")
 }
 
-func TestTargetingCriteriaOf450LineItemsTakeThreeRequestsAndDeletedLineItemsNone(t *testing.T) {
+func TestTargetingCriteriaOfLiveAndDeletedLineItemsAreAskedForBy200AndIncrementallyOnlyTheNewlyDeleted(t *testing.T) {
 	t.Parallel()
 	b := setupSync(t, func(o *fixtures.Options) {
 		o.Accounts, o.CampaignsPerAccount, o.LineItemsPerCampaign = 1, 20, 20
@@ -190,11 +180,13 @@ func TestTargetingCriteriaOf450LineItemsTakeThreeRequestsAndDeletedLineItemsNone
 		}
 	}
 	lis := truth.Accounts[acct]["line_items"]
-	// 450 live line items and more than 150 deleted ones: were the
-	// deleted ones asked for, the 610 or more ids would take 4 requests.
+	// 450 live line items and more than 150 deleted ones, deleted two
+	// hours before the live ones' newest criteria: the whole list asks for
+	// all of them, an incremental one for none of those.
 	del := max(0, 160-lis.Deleted)
 	_, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{AccountID: acct, Kind: "line_items", Delete: del})
 	require.NoError(t, err)
+	b.fake.Srv.SetClockOffset(2 * time.Hour)
 	_, err = b.fake.Srv.AdsMutate(fixtures.AdsMutation{AccountID: acct, Kind: "line_items", Add: 450 - (lis.Live - del)})
 	require.NoError(t, err)
 	lis = b.fake.Srv.AdsTruth().Accounts[acct]["line_items"]
@@ -207,19 +199,59 @@ func TestTargetingCriteriaOf450LineItemsTakeThreeRequestsAndDeletedLineItemsNone
 	require.Zero(t, b.fake.Srv.Stats().Family(criteriaFamily).Requests)
 	r = b.run(t, jobs.SyncRunArgs{Full: true, Entities: []string{"targeting_criteria"}})
 	require.Equal(t, "succeeded", r.Outcome, r.Error)
-	require.Equal(t, 3, b.fake.Srv.Stats().Family(criteriaFamily).Requests, "450 line items, 200 a request")
-	requireCriteriaEqualTheService(t, b)
+	full := (lis.Live + lis.Deleted + 199) / 200
+	require.Equal(t, full, b.fake.Srv.Stats().Family(criteriaFamily).Requests,
+		"%d line items, live and deleted, 200 a request", lis.Live+lis.Deleted)
+	require.Positive(t, requireCriteriaEqualTheService(t, b), "deleted line items' criteria are stored")
 
-	// Every line item deleted: the next run asks for no criteria and marks
-	// them all deleted.
+	// Every line item deleted: the next, incremental run asks for the
+	// criteria of the 450 deleted since its bookmark, and they stay live.
 	_, err = b.fake.Srv.AdsMutate(fixtures.AdsMutation{AccountID: acct, Kind: "line_items", Delete: 1000})
 	require.NoError(t, err)
 	r = b.run(t, jobs.SyncRunArgs{Entities: []string{"line_items", "targeting_criteria"}})
 	require.Equal(t, "succeeded", r.Outcome, r.Error)
-	require.Equal(t, 3, b.fake.Srv.Stats().Family(criteriaFamily).Requests, "deleted line items cost no request")
+	require.Equal(t, full+3, b.fake.Srv.Stats().Family(criteriaFamily).Requests, "450 line items deleted since, 200 a request")
 	requireCriteriaAfterLineItems(t, b.pool, r.ID)
 	requireCriteriaEqualTheService(t, b)
 	var live int
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM targeting_criteria WHERE NOT deleted`).Scan(&live))
-	require.Zero(t, live)
+	require.Equal(t, b.fake.Srv.AdsTruth().Accounts[acct]["targeting_criteria"].Live, live)
+}
+
+func TestAnIncrementalSyncStoresTheCriteriaOfLineItemsDeletedSinceTheLastRun(t *testing.T) {
+	t.Parallel()
+	b := setupSync(t, func(o *fixtures.Options) {
+		o.Accounts, o.CampaignsPerAccount, o.LineItemsPerCampaign = 1, 3, 3
+	}, nil)
+	entities := []string{"line_items", "targeting_criteria"}
+	r := b.run(t, jobs.SyncRunArgs{Entities: entities})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	requireCriteriaEqualTheService(t, b)
+
+	// Two hours on: criteria change, a line item is added with its
+	// criteria, then every line item is deleted, the new one too. None of
+	// their criteria is deleted.
+	b.fake.Srv.SetClockOffset(2 * time.Hour)
+	mutated := b.fake.Srv.Now().Truncate(time.Second)
+	cres, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "targeting_criteria", Change: 2})
+	require.NoError(t, err)
+	lres, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "line_items", Add: 1})
+	require.NoError(t, err)
+	_, err = b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "line_items", Delete: 1000})
+	require.NoError(t, err)
+
+	before := b.fake.Srv.Stats().Family(criteriaFamily).Requests
+	r = b.run(t, jobs.SyncRunArgs{Entities: entities})
+	require.Equal(t, "succeeded", r.Outcome, r.Error)
+	require.Equal(t, 1, b.fake.Srv.Stats().Family(criteriaFamily).Requests-before, "the deleted line items in one request")
+	require.Positive(t, requireCriteriaEqualTheService(t, b))
+	ctx := context.Background()
+	var added, changed int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM targeting_criteria WHERE NOT deleted AND line_item_id = ANY($1)`,
+		lres.Added).Scan(&added))
+	require.Positive(t, added, "the criteria of a line item added and deleted between two runs are stored")
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM targeting_criteria WHERE id = ANY($1) AND api_updated_at >= $2`,
+		cres.Changed, mutated).Scan(&changed))
+	require.Len(t, cres.Changed, 2)
+	require.Equal(t, 2, changed, "criteria changed before their line item's deletion are stored changed")
 }

@@ -117,18 +117,21 @@ type Entity struct {
 }
 
 // ParentsFrom declares an entity listed by the ids of its parent records,
-// taken from the parent entity's table for the unit's account: only the
-// parents the sync knows, live ones only (a parent stored deleted costs no
-// request). The unit's parts are the sorted ids cut into chunks of at most
-// Chunk, each sent as Param=id,id,... and named by that very list, so a
-// resumed unit finds its part again. The parent entity's unit of the same
-// run and account ends before this one starts (see Syncer.WaitingFor),
-// so a run lists the children of the parents it has just stored.
-//
-// The service does not cascade a parent's deletion to its children, and a
-// deleted parent's children are no longer asked for: they are marked
-// deleted with their parent (see Entity.ParentSweepSQL) rather than kept
-// live for ever.
+// taken from the parent entity's table for the unit's account. The service
+// does not cascade a parent's deletion to its children (spec
+// targeting-and-more.md, Line items: DELETE "does not cascade"), and lists
+// a deleted parent's children when asked with with_deleted=true, so
+// deleted parents are asked for too: a complete unit asks for every stored
+// parent, and an incremental one for the live parents and those deleted
+// since its bookmark minus the overlap (the children of a parent deleted
+// earlier were listed by the first run after its deletion, and change no
+// more). The children are stored as the service shows them: a deleted
+// parent leaves them deleted=false. The unit's parts are the sorted ids cut
+// into chunks of at most Chunk, each sent as Param=id,id,... and named by
+// that very list, so a resumed unit finds its part again. The parent
+// entity's unit of the same run and account ends before this one starts
+// (see Syncer.WaitingFor), so a run lists the children of the parents it
+// has just stored.
 type ParentsFrom struct {
 	// Entity is the parent entity (its table holds the ids).
 	Entity string
@@ -327,8 +330,9 @@ var registry = func() []*Entity {
 	accountApps := perAccount("account_apps", "/account_apps", true, "name app_store_identifier os_type conversion_tracking:b")
 	accountApps.Migration = 12
 	// Targeting criteria are listed only per line item, up to 200 line item
-	// ids a request (spec targeting-and-more.md); the list takes sort_by and
-	// with_deleted. Their table came in migration 18.
+	// ids a request, deleted line items' too (spec targeting-and-more.md; see
+	// ParentsFrom); the list takes sort_by and with_deleted. Their table
+	// came in migration 18.
 	criteria := perAccount("targeting_criteria", "/targeting_criteria", true,
 		"line_item_id name localized_name targeting_type targeting_value operator_type location_type "+
 			"tailored_audience_expansion:b tailored_audience_type")

@@ -20,7 +20,7 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 	if u.ended {
 		return u.runDone, nil
 	}
-	if !u.Inline && !u.sweeps() {
+	if !u.Inline && !u.sweepsUnlisted() {
 		// Nothing to read before the completion: one round trip.
 		state, done, err := store.FinishRunningUnit(ctx, s.Pool, u.Key(), u.Complete(), u.emptyPages)
 		if err == nil && !store.UnitOpen(state) {
@@ -31,9 +31,9 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 	var trust store.PrintsTrust
 	var queue func(*pgx.Batch)
 	if u.trustsWithLock() {
-		// A unit that trusted prints and has no parents to sweep by: the
-		// check of its pages, and their trust when none changed, travel
-		// with the lock (see sweep).
+		// A complete unit that trusted prints: the check of its pages,
+		// and their trust when none changed, travel with the lock (see
+		// sweep).
 		queue = func(b *pgx.Batch) { store.QueueTrustUnchanged(b, u.Key(), &trust) }
 	}
 	err = store.LockUnitQueueFunc(ctx, s.Pool, u.Key(), queue, func(tx pgx.Tx, state string) error {
@@ -47,10 +47,9 @@ func (s *Syncer) Finish(ctx context.Context, u *Unit) (runDone bool, err error) 
 }
 
 // trustsWithLock says whether Finish checks, and trusts, the unit's page
-// prints with its lock: a unit that trusted prints and has no parents to
-// sweep by.
+// prints with its lock: a complete unit that trusted prints.
 func (u *Unit) trustsWithLock() bool {
-	return u.printsFrom != 0 && u.Complete() && u.Entity.Parents == nil
+	return u.printsFrom != 0 && u.Complete()
 }
 
 // end is the rest of Finish once the unit is locked running: the sweep,
@@ -71,7 +70,7 @@ func (s *Syncer) end(ctx context.Context, tx pgx.Tx, u *Unit, trust *store.Print
 // page of the unit's last part, of a unit that allows it and that Finish
 // would end with its prints' check.
 func (u *Unit) endsWith(c Cursor) bool {
-	return u.EndsWithLastPage && c.Done && u.lastPart && !u.Inline && u.sweeps() && u.trustsWithLock()
+	return u.EndsWithLastPage && c.Done && u.lastPart && !u.Inline && u.sweepsUnlisted() && u.trustsWithLock()
 }
 
 // endWithLastPrint looks up the print of the unit's last page as
@@ -90,12 +89,6 @@ func (s *Syncer) endWithLastPrint(ctx context.Context, u *Unit, print []byte, fe
 	return res.Found, nil
 }
 
-// sweeps says whether u's end may have rows to tombstone (see sweep):
-// children of parents stored deleted, or what its listing did not return.
-func (u *Unit) sweeps() bool {
-	return u.Entity.Parents != nil || u.sweepsUnlisted()
-}
-
 // sweepsUnlisted says whether u's end tombstones what its listing did not
 // return: a complete listing stored page by page (a streamed one made its
 // tombstones with its records).
@@ -104,31 +97,16 @@ func (u *Unit) sweepsUnlisted() bool {
 }
 
 // sweep tombstones, in Finish's transaction, the rows of the unit's account
-// that its listing leaves out: children of parents stored deleted, and
-// for a complete listing what it did not return. A complete unit of a
+// that its complete listing did not return. A complete unit of a
 // printed entity keeps its pages' prints (see store.ClaimPrints); one that
 // found every kept page again and stored none has nothing to tombstone and
 // skips the sweep. trust is the check Finish queued with its lock, if it
 // did: when nothing changed, the prints are trusted already.
 func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit, trust *store.PrintsTrust) error {
-	e := u.Entity
-	var parentSwept int64
-	if e.Parents != nil {
-		// Whether or not the listing was complete: the children of
-		// parents stored deleted were not asked for.
-		tag, err := tx.Exec(ctx, e.ParentSweepSQL(), store.PlanEachCall(u.AccountID)...)
-		if err != nil {
-			return fmt.Errorf("sweeping %s of deleted %s: %w", e.Name, e.Parents.Entity, err)
-		}
-		if parentSwept = tag.RowsAffected(); parentSwept > 0 {
-			if err := store.AddSwept(ctx, tx, u.Key(), parentSwept); err != nil {
-				return err
-			}
-		}
-	}
 	if !u.sweepsUnlisted() {
 		return nil
 	}
+	e := u.Entity
 	if !e.Printed() {
 		return sweepUnseen(ctx, tx, u)
 	}
@@ -159,11 +137,6 @@ func (s *Syncer) sweep(ctx context.Context, tx pgx.Tx, u *Unit, trust *store.Pri
 		if err != nil {
 			return err
 		}
-	}
-	// Rows tombstoned as children of deleted parents may be on the pages
-	// kept: the next unit reads every page again.
-	if parentSwept > 0 {
-		return nil
 	}
 	return store.TrustPrints(ctx, tx, u.Key())
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
@@ -148,13 +149,21 @@ func (s *Syncer) parts(ctx context.Context, u *Unit) ([]string, error) {
 }
 
 // parentChunks are the parts of an entity listed by stored parents: the
-// live parent ids of the unit's account, sorted bytewise and cut into
-// chunks, each joined with commas. Since a comma sorts before every id
-// character, the chunks are sorted as the ids are, as Sync's resume needs.
+// parent ids of the unit's account that it asks for (see ParentsFrom),
+// sorted bytewise and cut into chunks, each joined with commas. Since a
+// comma sorts before every id character, the chunks are sorted as the ids
+// are, as Sync's resume needs.
 func (s *Syncer) parentChunks(ctx context.Context, u *Unit) ([]string, error) {
 	p := u.Entity.Parents
-	rows, err := s.Pool.Query(ctx, fmt.Sprintf(`SELECT id FROM %s WHERE account_id = $1 AND NOT deleted`,
-		pgx.Identifier{p.Entity}.Sanitize()), u.AccountID)
+	// A complete unit asks for every parent; an incremental one (stop set)
+	// for the live ones and those deleted since it stops.
+	var stop *time.Time
+	if t, ok := u.stopAt(); ok {
+		stop = &t
+	}
+	rows, err := s.Pool.Query(ctx, fmt.Sprintf(`SELECT id FROM %s
+WHERE account_id = $1 AND ($2::timestamptz IS NULL OR NOT deleted OR api_updated_at >= $2)`,
+		pgx.Identifier{p.Entity}.Sanitize()), u.AccountID, stop)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the %s of account %s: %w", u.Entity.Name, p.Entity, u.AccountID, err)
 	}

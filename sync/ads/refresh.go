@@ -28,7 +28,8 @@ func (e *Entity) Refresh() string {
 	}
 	switch {
 	case e.Parents != nil:
-		fmt.Fprintf(&b, ", by chunks of up to %d stored live %s ids (`%s`) after the run's %s of the account; rows of deleted %s are tombstoned with them",
+		fmt.Fprintf(&b, ", by chunks of up to %d stored %s ids (`%s`) after the run's %s of the account: all of them in a complete listing (`--full`, or no bookmark yet), "+
+			"else the live ones and those deleted since the bookmark minus `sync.overlap`; rows of deleted %s stay as the service shows them",
 			e.Parents.Chunk, e.Parents.Entity, e.Parents.Param, e.Parents.Entity, e.Parents.Entity)
 	case e.PartsFrom != nil:
 		fmt.Fprintf(&b, ", once per `%s` (each `%s` of `%s`)", e.PartParam, e.PartsFrom.Field, queryPath(e.PartsFrom.Path, e.PartsFrom.Query))

@@ -239,17 +239,6 @@ WHERE %s AND id IN (
      SELECT unnest(ids) FROM sync_page_prints WHERE account_id = $2 AND entity = $3 AND seen_run = $1))`, e.Name, acctCond, e.Name, acctCond)
 }
 
-// ParentSweepSQL tombstones the live rows of an entity listed by its
-// parents (see ParentsFrom) whose parent is stored deleted: the service
-// keeps them as they were, but the sync no longer asks for them. The
-// doc_hash is cleared so the record is rewritten if it is listed again.
-// Parameter: $1 account id.
-func (e *Entity) ParentSweepSQL() string {
-	p := e.Parents
-	return fmt.Sprintf(`UPDATE %s SET deleted = true, doc_hash = '', last_synced_at = now()
-WHERE account_id = $1 AND NOT deleted AND %s IN (SELECT id FROM %s WHERE account_id = $1 AND deleted)`, e.Name, p.Field, p.Entity)
-}
-
 // accessSQL is the sweep of an access list: records the complete listing
 // did not return become inaccessible (inaccessible_since is set), records
 // it returned are accessible again; only rows whose access changes are

@@ -153,7 +153,7 @@ type LastPrintEnd struct {
 }
 
 // EndWithLastPrint is, for a complete unit that trusts the prints of run
-// from and has no parents to sweep by, the lookup of its last page's print
+// from, the lookup of its last page's print
 // and its whole end in one round trip and one transaction: the unit's
 // lock, MatchPrint and, when the print was found, the unit is running and
 // no print changed (PrintsChanged), the prints' trust, the unit's
