@@ -440,3 +440,17 @@ func TestIcebergIncrementalExportsTouchingOnePartitionKeepItOneDataFile(t *testi
 	require.Equal(t, onePerPartition, currentDataFiles(t, pool, "campaigns"))
 	exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(selectTables(t, names...)...), nil, last.RunID)
 }
+
+// exporttest's Iceberg reader tells the kinds apart by their names: each
+// kind has its own.
+func TestEveryKindHasItsOwnName(t *testing.T) {
+	seen := map[string]Kind{}
+	for k := String; k <= Micros; k++ {
+		name := k.String()
+		require.Regexp(t, `^[a-z0-9_]+$`, name, "kind %d", int(k))
+		_, dup := seen[name]
+		require.False(t, dup, "kind %d and %d are both %s", int(seen[name]), int(k), name)
+		seen[name] = k
+	}
+	require.Equal(t, "kind(99)", Kind(99).String())
+}
