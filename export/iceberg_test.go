@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/export/exporttest"
 	"github.com/adsync/adsync/fixtures/s3test"
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
@@ -47,161 +47,15 @@ func insertCampaigns(t *testing.T, pool *pgxpool.Pool, from, to int) {
 	require.NoError(t, err)
 }
 
-// icebergTable is one table for icebird_read.mjs.
-type icebergTable struct {
-	Name     string      `json:"name"`
-	URL      string      `json:"url"`
-	Metadata string      `json:"metadata,omitempty"`
-	Columns  [][2]string `json:"columns"`
-}
-
-// s3Read is how icebird_read.mjs reaches the S3 server.
-type s3Read struct {
-	Endpoint string `json:"endpoint"`
-	Region   string `json:"region"`
-	Key      string `json:"key"`
-	Secret   string `json:"secret"`
-}
-
-// kindName is how icebird_read.mjs canonicalizes a column of kind k.
-func kindName(k Kind) string {
-	switch k {
-	case Timestamp:
-		return "timestamp"
-	case Date:
-		return "date"
-	case Micros:
-		return "micros"
-	case StringList, Int64List:
-		return "list"
-	}
-	return "value"
-}
-
-// canonicalSQL is a column's value as icebird_read.mjs prints it, in SQL.
-func canonicalSQL(c Column) string {
-	e := "(" + c.expr() + ")"
-	switch c.Kind {
-	case Timestamp:
-		return "floor(extract(epoch FROM " + e + ") * 1000)::bigint::text"
-	case Float64:
-		return e + "::float8::text"
-	case StringList, Int64List:
-		return "array_to_string(" + e + ", E'\\x1f')"
-	case Bool:
-		return "CASE WHEN " + e + " THEN 'true' WHEN NOT " + e + " THEN 'false' END"
-	}
-	return e + "::text"
-}
-
-// readIceberg reads tables of the catalog (their current metadata files,
-// or the metadata files given by name) with icebird.
-func readIceberg(t *testing.T, pool *pgxpool.Pool, tables []Table, metadata map[string]string, s3 *s3Read) map[string][][]*string {
-	t.Helper()
-	var req []icebergTable
-	for _, tb := range tables {
-		loc := metadata[tb.Name]
-		if loc == "" {
-			loc = currentMetadata(t, pool, tb.Name)
-		}
-		it := icebergTable{Name: tb.Name, URL: loc[:strings.LastIndex(loc, "/metadata/")], Metadata: path.Base(loc)}
-		it.Columns = append(it.Columns, [2]string{RunColumn, "value"})
+// icebird is tables as exporttest's Iceberg reader compares them.
+func icebird(tables ...Table) []exporttest.IcebergTable {
+	out := make([]exporttest.IcebergTable, len(tables))
+	for i, tb := range tables {
+		out[i] = exporttest.IcebergTable{Name: tb.Name, From: tb.From, Run: RunColumn}
 		for _, c := range tb.Columns {
-			it.Columns = append(it.Columns, [2]string{c.Name, kindName(c.Kind)})
-		}
-		req = append(req, it)
-	}
-	arg, err := json.Marshal(map[string]any{"tables": req, "s3": s3})
-	require.NoError(t, err)
-	dir, err := filepath.Abs("testdata")
-	require.NoError(t, err)
-	_, err = os.Stat(filepath.Join(dir, "node_modules", "icebird"))
-	require.NoError(t, err, "icebird is missing: run make test-deps (bash .ci/test-deps)")
-	cmd := exec.Command("node", filepath.Join(dir, "icebird_read.mjs"))
-	cmd.Stdin = strings.NewReader(string(arg))
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "icebird: %s (request %s)", stderr.String(), arg[:min(len(arg), 400)])
-	var res map[string][][]*string
-	require.NoError(t, json.Unmarshal(out, &res))
-	return res
-}
-
-// currentMetadata is the catalog's metadata file of a table.
-func currentMetadata(t *testing.T, pool *pgxpool.Pool, name string) string {
-	t.Helper()
-	var loc string
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT metadata_location FROM iceberg_tables
-		WHERE catalog_name = 'adsync' AND table_namespace = 'adsync' AND table_name = $1`, name).Scan(&loc))
-	return loc
-}
-
-// postgresRows is every row of tb in Postgres as icebird_read.mjs prints
-// it, the run column left out.
-func postgresRows(t *testing.T, pool *pgxpool.Pool, tb Table) [][]*string {
-	t.Helper()
-	cols := make([]string, len(tb.Columns))
-	for i, c := range tb.Columns {
-		cols[i] = canonicalSQL(c)
-	}
-	rows, err := pool.Query(context.Background(), fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), tb.From))
-	require.NoError(t, err)
-	defer rows.Close()
-	var out [][]*string
-	for rows.Next() {
-		vals := make([]*string, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		require.NoError(t, rows.Scan(ptrs...))
-		out = append(out, vals)
-	}
-	require.NoError(t, rows.Err())
-	return out
-}
-
-// requireIcebergEqualsPostgres checks that icebird reads every row of
-// every table as Postgres holds it, each once. sync_runs is compared
-// without the runs from the newest export on (the export records itself
-// while it runs).
-func requireIcebergEqualsPostgres(t *testing.T, pool *pgxpool.Pool, tables []Table, s3 *s3Read, res *Result) map[string][][]*string {
-	t.Helper()
-	got := readIceberg(t, pool, tables, nil, s3)
-	for _, tb := range tables {
-		var rows [][]*string
-		for _, r := range got[tb.Name] {
-			rows = append(rows, r[1:]) // the run column is the export's own
-		}
-		want := postgresRows(t, pool, tb)
-		if tb.Name == "sync_runs" {
-			want, rows = runsBefore(want, res.RunID), runsBefore(rows, res.RunID)
-		}
-		require.Equal(t, sortedRows(want), sortedRows(rows), "table %s", tb.Name)
-	}
-	return got
-}
-
-// runsBefore keeps the sync_runs rows of runs before run.
-func runsBefore(rows [][]*string, run int64) [][]*string {
-	var out [][]*string
-	for _, r := range rows {
-		if id, _ := strconv.ParseInt(*r[0], 10, 64); id < run {
-			out = append(out, r)
+			out[i].Columns = append(out[i].Columns, exporttest.IcebergColumn{Name: c.Name, SQL: c.SQL, Kind: c.Kind.String()})
 		}
 	}
-	return out
-}
-
-func sortedRows(rows [][]*string) []string {
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		b, _ := json.Marshal(r)
-		out[i] = string(b)
-	}
-	sort.Strings(out)
 	return out
 }
 
@@ -219,7 +73,7 @@ func TestIcebergFullExportEqualsPostgresInIcebird(t *testing.T) {
 	pool, out := icebergSetup(t)
 	res := exportIceberg(t, pool, out, Options{})
 	require.Equal(t, len(Tables()), len(res.Tables))
-	got := requireIcebergEqualsPostgres(t, pool, Tables(), nil, res)
+	got := exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(Tables()...), nil, res.RunID)
 	require.Len(t, got["test_items"], 40)
 	require.Len(t, got["campaigns"], 30)
 	require.Len(t, got["ad_stats"], 30)
@@ -289,8 +143,8 @@ func TestIcebergIncrementalExportReplacesOnlyTheChangedPartitionsAndKeepsTheOldS
 	before := map[string][][]*string{}
 	oldMeta := map[string]string{}
 	for _, tb := range tables {
-		before[tb.Name] = postgresRows(t, pool, tb)
-		oldMeta[tb.Name] = currentMetadata(t, pool, tb.Name)
+		before[tb.Name] = exporttest.PostgresRows(t, pool, icebird(tb)[0])
+		oldMeta[tb.Name] = exporttest.CurrentMetadata(t, pool, tb.Name)
 	}
 
 	// A sync changes a campaign of acct1, tombstones one of acct2 and adds
@@ -307,26 +161,26 @@ func TestIcebergIncrementalExportReplacesOnlyTheChangedPartitionsAndKeepsTheOldS
 
 	second := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
 	require.Zero(t, tableResult(second, "test_items").Snapshot, "an unchanged table gets no snapshot")
-	require.Equal(t, oldMeta["test_items"], currentMetadata(t, pool, "test_items"))
+	require.Equal(t, oldMeta["test_items"], exporttest.CurrentMetadata(t, pool, "test_items"))
 	require.Equal(t, []string{"acct1", "acct2"}, accountsOf(second, "campaigns"), "only the changed accounts are rewritten")
 	stats := tableResult(second, "ad_stats")
 	require.Len(t, stats.Files, 1)
 	require.Contains(t, stats.Files[0].Path, "/account_id=acct0/date_month=2026-02/")
 	require.Equal(t, 2, second.Iceberg.Snapshots)
 
-	got := requireIcebergEqualsPostgres(t, pool, tables, nil, second)
+	got := exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(tables...), nil, second.RunID)
 	require.Len(t, got["campaigns"], 32)
 	require.Len(t, got["ad_stats"], 29)
 
 	// The previous metadata file still reads the first export's state.
-	old := readIceberg(t, pool, tables, oldMeta, nil)
+	old := exporttest.ReadIceberg(t, pool, icebird(tables...), oldMeta, nil)
 	for _, tb := range tables {
 		var rows [][]*string
 		for _, r := range old[tb.Name] {
 			require.Equal(t, strconv.FormatInt(first.RunID, 10), *r[0])
 			rows = append(rows, r[1:])
 		}
-		require.Equal(t, sortedRows(before[tb.Name]), sortedRows(rows), "table %s as of the first export", tb.Name)
+		require.Equal(t, exporttest.SortedRows(before[tb.Name]), exporttest.SortedRows(rows), "table %s as of the first export", tb.Name)
 	}
 }
 
@@ -334,8 +188,8 @@ func TestIcebergColumnAddedByAMigrationIsASchemaUpdate(t *testing.T) {
 	pool, out := icebergSetup(t)
 	ctx := context.Background()
 	exportIceberg(t, pool, out, Options{Tables: []string{"test_items"}})
-	oldMeta := map[string]string{"test_items": currentMetadata(t, pool, "test_items")}
-	old := readIceberg(t, pool, selectTables(t, "test_items"), oldMeta, nil)
+	oldMeta := map[string]string{"test_items": exporttest.CurrentMetadata(t, pool, "test_items")}
+	old := exporttest.ReadIceberg(t, pool, icebird(selectTables(t, "test_items")...), oldMeta, nil)
 
 	_, err := pool.Exec(ctx, `ALTER TABLE test_items ADD COLUMN extra text`)
 	require.NoError(t, err)
@@ -347,7 +201,7 @@ func TestIcebergColumnAddedByAMigrationIsASchemaUpdate(t *testing.T) {
 	t.Cleanup(func() { registry["test_items"] = testItems })
 
 	exportIceberg(t, pool, out, Options{Tables: []string{"test_items"}})
-	got := requireIcebergEqualsPostgres(t, pool, []Table{grown}, nil, &Result{})
+	got := exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(grown), nil, 0)
 	require.Len(t, got["test_items"], 40)
 	var meta struct {
 		CurrentSchemaID int `json:"current-schema-id"`
@@ -359,7 +213,7 @@ func TestIcebergColumnAddedByAMigrationIsASchemaUpdate(t *testing.T) {
 			} `json:"fields"`
 		} `json:"schemas"`
 	}
-	b, err := os.ReadFile(strings.TrimPrefix(currentMetadata(t, pool, "test_items"), "file://"))
+	b, err := os.ReadFile(strings.TrimPrefix(exporttest.CurrentMetadata(t, pool, "test_items"), "file://"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &meta))
 	require.Len(t, meta.Schemas, 2, "the old schema is kept beside the new one")
@@ -370,7 +224,7 @@ func TestIcebergColumnAddedByAMigrationIsASchemaUpdate(t *testing.T) {
 	require.Greater(t, last.ID, len(testItems.Columns)+1, "a new field id")
 
 	// The old metadata file still reads the rows it had, without the column.
-	require.Equal(t, sortedRows(old["test_items"]), sortedRows(readIceberg(t, pool, []Table{testItems}, oldMeta, nil)["test_items"]))
+	require.Equal(t, exporttest.SortedRows(old["test_items"]), exporttest.SortedRows(exporttest.ReadIceberg(t, pool, icebird(testItems), oldMeta, nil)["test_items"]))
 }
 
 // mutateForIceberg changes a campaign of acct1 and February of acct0's
@@ -404,7 +258,7 @@ func TestIcebergKilledExportLeavesTheLastSnapshotAndTheNextExportRemovesOnlyWhat
 			ctx := context.Background()
 			tables := selectTables(t, icebergTestTables...)
 			exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
-			committed := readIceberg(t, pool, tables, nil, nil)
+			committed := exporttest.ReadIceberg(t, pool, icebird(tables...), nil, nil)
 			foreign := filepath.Join(out, "adsync", "campaigns", "data", "account_id=acct1", "notes.txt")
 			require.NoError(t, os.WriteFile(foreign, []byte("not adsync's"), 0o644))
 			mutateForIceberg(t, pool)
@@ -414,24 +268,24 @@ func TestIcebergKilledExportLeavesTheLastSnapshotAndTheNextExportRemovesOnlyWhat
 			require.ErrorIs(t, err, errHalted)
 			// Every table reads as one of its committed states: the first
 			// export's, or (a commit the kill came after) Postgres's.
-			now := readIceberg(t, pool, tables, nil, nil)
+			now := exporttest.ReadIceberg(t, pool, icebird(tables...), nil, nil)
 			for _, tb := range tables {
 				if step == "committed" && tb.Name == "campaigns" {
 					var rows [][]*string
 					for _, r := range now[tb.Name] {
 						rows = append(rows, r[1:])
 					}
-					require.Equal(t, sortedRows(postgresRows(t, pool, tb)), sortedRows(rows))
+					require.Equal(t, exporttest.SortedRows(exporttest.PostgresRows(t, pool, icebird(tb)[0])), exporttest.SortedRows(rows))
 					continue
 				}
-				require.Equal(t, sortedRows(committed[tb.Name]), sortedRows(now[tb.Name]), "table %s", tb.Name)
+				require.Equal(t, exporttest.SortedRows(committed[tb.Name]), exporttest.SortedRows(now[tb.Name]), "table %s", tb.Name)
 			}
 			var orphans int
 			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM export_iceberg_files WHERE run_id = (SELECT max(run_id) FROM export_iceberg_files)`).Scan(&orphans))
 			require.Positive(t, orphans)
 
 			res := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
-			requireIcebergEqualsPostgres(t, pool, tables, nil, res)
+			exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(tables...), nil, res.RunID)
 			if step != "committed" {
 				require.Positive(t, res.Iceberg.RemovedFiles, "the killed run's files are removed")
 			}
@@ -477,7 +331,7 @@ func TestIcebergTwoExportsAtOnceLeaveEveryTableWhole(t *testing.T) {
 		}
 	}
 	require.NotNil(t, last, "one export succeeds")
-	requireIcebergEqualsPostgres(t, pool, tables, nil, last)
+	exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(tables...), nil, last.RunID)
 }
 
 func TestIcebergExpiryRemovesOnlyUnreferencedFilesAdsyncWrote(t *testing.T) {
@@ -501,7 +355,7 @@ func TestIcebergExpiryRemovesOnlyUnreferencedFilesAdsyncWrote(t *testing.T) {
 	require.NoFileExists(t, oldFiles[1], "acct1's first file: replaced twice, its snapshots expired")
 	require.FileExists(t, oldFiles[0], "acct0's file: still current")
 	require.FileExists(t, foreign)
-	requireIcebergEqualsPostgres(t, pool, tables, nil, third)
+	exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(tables...), nil, third.RunID)
 }
 
 func TestIcebergOnS3IcebirdReadsEveryChangeAndObjectsAdsyncDidNotWriteStay(t *testing.T) {
@@ -509,12 +363,12 @@ func TestIcebergOnS3IcebirdReadsEveryChangeAndObjectsAdsyncDidNotWriteStay(t *te
 	srv := s3test.Start(t)
 	srv.Setenv(t)
 	out := srv.URL(srv.Bucket, "p")
-	read := &s3Read{Endpoint: srv.Endpoint, Region: srv.Region, Key: srv.AccessKey, Secret: srv.SecretKey}
+	read := &exporttest.S3Read{Endpoint: srv.Endpoint, Region: srv.Region, Key: srv.AccessKey, Secret: srv.SecretKey}
 	tables := selectTables(t, icebergTestTables...)
 
 	first := exportIceberg(t, pool, out, Options{Tables: icebergTestTables})
-	requireIcebergEqualsPostgres(t, pool, tables, read, first)
-	require.True(t, strings.HasPrefix(currentMetadata(t, pool, "campaigns"), "s3://"+srv.Bucket+"/p/adsync/campaigns/metadata/"))
+	exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(tables...), read, first.RunID)
+	require.True(t, strings.HasPrefix(exporttest.CurrentMetadata(t, pool, "campaigns"), "s3://"+srv.Bucket+"/p/adsync/campaigns/metadata/"))
 	srv.Put(t, srv.Bucket, "p/adsync/campaigns/data/account_id=acct1/theirs.parquet", []byte("not adsync's"))
 
 	mutateForIceberg(t, pool)
@@ -522,7 +376,7 @@ func TestIcebergOnS3IcebirdReadsEveryChangeAndObjectsAdsyncDidNotWriteStay(t *te
 	mutateForIceberg(t, pool)
 	last := exportIceberg(t, pool, out, Options{Tables: icebergTestTables, SnapshotRetention: time.Nanosecond})
 	require.Positive(t, last.Iceberg.RemovedFiles)
-	requireIcebergEqualsPostgres(t, pool, tables, read, last)
+	exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(tables...), read, last.RunID)
 	keys := s3Keys(t, srv, srv.Bucket, "p/adsync/campaigns/data")
 	require.Contains(t, keys, "account_id=acct1/theirs.parquet")
 }
@@ -533,7 +387,7 @@ func currentDataFiles(t *testing.T, pool *pgxpool.Pool, name string) map[string]
 	t.Helper()
 	ctx := context.Background()
 	fsF := func(context.Context) (icebergio.IO, error) { return icebergio.LocalFS{}, nil }
-	tbl, err := table.NewFromLocation(ctx, table.Identifier{"adsync", name}, currentMetadata(t, pool, name), fsF, nil)
+	tbl, err := table.NewFromLocation(ctx, table.Identifier{"adsync", name}, exporttest.CurrentMetadata(t, pool, name), fsF, nil)
 	require.NoError(t, err)
 	tasks, err := tbl.Scan().PlanFiles(ctx)
 	require.NoError(t, err)
@@ -584,5 +438,19 @@ func TestIcebergIncrementalExportsTouchingOnePartitionKeepItOneDataFile(t *testi
 	require.Positive(t, last.Iceberg.RemovedFiles)
 	require.Len(t, filesUnder(t, acct1), 1, "expiry removed the replaced files")
 	require.Equal(t, onePerPartition, currentDataFiles(t, pool, "campaigns"))
-	requireIcebergEqualsPostgres(t, pool, selectTables(t, names...), nil, last)
+	exporttest.RequireIcebergEqualsPostgres(t, pool, icebird(selectTables(t, names...)...), nil, last.RunID)
+}
+
+// exporttest's Iceberg reader tells the kinds apart by their names: each
+// kind has its own.
+func TestEveryKindHasItsOwnName(t *testing.T) {
+	seen := map[string]Kind{}
+	for k := String; k <= Micros; k++ {
+		name := k.String()
+		require.Regexp(t, `^[a-z0-9_]+$`, name, "kind %d", int(k))
+		_, dup := seen[name]
+		require.False(t, dup, "kind %d and %d are both %s", int(seen[name]), int(k), name)
+		seen[name] = k
+	}
+	require.Equal(t, "kind(99)", Kind(99).String())
 }

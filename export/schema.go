@@ -30,6 +30,18 @@ const (
 	Micros
 )
 
+// kindNames are the kinds' names, by Kind.
+var kindNames = [...]string{String: "string", Int64: "int64", Float64: "float64", Bool: "bool", Timestamp: "timestamp",
+	Date: "date", JSON: "json", StringList: "string_list", Int64List: "int64_list", Micros: "micros"}
+
+// String is the kind's name in snake_case (timestamp, string_list, ...).
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return fmt.Sprintf("kind(%d)", int(k))
+	}
+	return kindNames[k]
+}
+
 // Column is one exported column.
 type Column struct {
 	// Name is the Parquet column name (snake_case, as the API names it).
