@@ -79,9 +79,12 @@ type jobRow struct {
 	failures   int
 	// nextPollAt is the account's next poll round; fileURL and
 	// fileExpires, the file of a job a poll saw SUCCESS (see poll.go).
-	nextPollAt  *time.Time
-	fileURL     *string
-	fileExpires *time.Time
+	nextPollAt *time.Time
+	// pollingUntil is the mark of a poll round asking about the row now
+	// (see claimRound).
+	pollingUntil *time.Time
+	fileURL      *string
+	fileExpires  *time.Time
 }
 
 func loadJob(ctx context.Context, pool *pgxpool.Pool, id int64) (jobRow, error) {
@@ -89,10 +92,10 @@ func loadJob(ctx context.Context, pool *pgxpool.Pool, id int64) (jobRow, error) 
 	var raw []byte
 	var sj *string
 	err := pool.QueryRow(ctx, `SELECT query, state, service_job_id, intent_at, intent_service_at, intent_seen_jobs, pending_seq,
-    failures, next_poll_at, file_url, file_expires_at
+    failures, next_poll_at, polling_until, file_url, file_expires_at
 FROM stats_jobs WHERE id = $1`, id).
 		Scan(&raw, &r.state, &sj, &r.intentAt, &r.intentServiceAt, &r.intentSeen, &r.pendingSeq, &r.failures, &r.nextPollAt,
-			&r.fileURL, &r.fileExpires)
+			&r.pollingUntil, &r.fileURL, &r.fileExpires)
 	if err != nil {
 		return r, fmt.Errorf("stats job %d: %w", id, err)
 	}
@@ -129,7 +132,7 @@ const forget = `state = 'pending', past_job_ids = CASE WHEN service_job_id IS NU
 
 // unpolled clears what polls said of a row's service job: part of every
 // update that gives the row a service job or takes it away.
-const unpolled = `next_poll_at = NULL, polled_at = NULL, file_url = NULL, file_expires_at = NULL`
+const unpolled = `next_poll_at = NULL, polling_until = NULL, polled_at = NULL, file_url = NULL, file_expires_at = NULL`
 
 // Step is what Advance says to do next: come back after Wait, or nothing
 // (Done).

@@ -88,6 +88,11 @@ func (r *Runner) wait(ctx context.Context, j jobRow) (Step, bool, error) {
 		}
 		return r.store(ctx, j, ServiceJob{ID: j.serviceJobID, URL: j.fileURL}, r.asked(j), expires)
 	}
+	if j.pollingUntil != nil && now.Before(*j.pollingUntil) {
+		// Another row's round is asking about this one: its answer is
+		// usually on the row within milliseconds.
+		return Step{Wait: min(j.pollingUntil.Sub(now), roundWait)}, false, nil
+	}
 	if j.nextPollAt != nil && now.Before(*j.nextPollAt) {
 		return Step{Wait: j.nextPollAt.Sub(now)}, false, nil
 	}
@@ -110,6 +115,11 @@ type openRow struct {
 // updateJob).
 const pollLease = 15 * time.Second
 
+// roundWait is how long a row that wakes during another row's poll round
+// waits before it looks again: a round takes well under it, and its
+// answers end the wait (the lease bounds only a round whose worker died).
+const roundWait = time.Second
+
 // pollAccount runs a poll round of j's account (unless another worker ran
 // one since j was due): every waiting row of the account whose job is not
 // known to be done is looked at, MaxPollIDs a request. No transaction and
@@ -131,15 +141,22 @@ func (r *Runner) pollAccount(ctx context.Context, j jobRow) error {
 	}
 	answers, err := r.listOpen(ctx, c, account, open)
 	if err != nil {
+		// The rows need not wait out the lease for a round that ended.
+		ids := make([]int64, len(open))
+		for i, o := range open {
+			ids[i] = o.id
+		}
+		_, _ = r.Pool.Exec(context.WithoutCancel(ctx), `UPDATE stats_jobs SET polling_until = NULL WHERE id = ANY($1)`, ids)
 		return err
 	}
 	return r.recordRound(ctx, j, answers, expected)
 }
 
 // claimRound takes the lock of j's account's poll rounds, reads the rows
-// to look at and marks them being polled until pollLease from now, and
-// lets the lock go with its transaction: a row that wakes meanwhile finds
-// itself not due and waits, rather than asking the service the same again.
+// to look at and marks them being polled until pollLease from now
+// (polling_until), and lets the lock go with its transaction: a row that
+// wakes meanwhile finds itself being polled and looks again after
+// roundWait, rather than asking the service the same again.
 // None when another worker polled j since it was due.
 func (r *Runner) claimRound(ctx context.Context, j jobRow) ([]openRow, error) {
 	var open []openRow
@@ -155,7 +172,7 @@ func (r *Runner) claimRound(ctx context.Context, j jobRow) ([]openRow, error) {
 		for i, o := range open {
 			ids[i] = o.id
 		}
-		_, err = tx.Exec(ctx, `UPDATE stats_jobs SET next_poll_at = $2 WHERE id = ANY($1)`, ids, r.clock().Add(pollLease))
+		_, err = tx.Exec(ctx, `UPDATE stats_jobs SET polling_until = $2 WHERE id = ANY($1)`, ids, r.clock().Add(pollLease))
 		return err
 	})
 	if err != nil {
@@ -174,7 +191,7 @@ func (r *Runner) polledSince(ctx context.Context, tx pgx.Tx, j jobRow) (bool, er
 	}
 	var fresh bool
 	if err := tx.QueryRow(ctx, `SELECT state <> 'waiting' OR service_job_id IS DISTINCT FROM $2 OR file_url IS NOT NULL
-    OR coalesce(next_poll_at > $3, false) FROM stats_jobs WHERE id = $1`, j.id, j.serviceJobID, r.clock()).Scan(&fresh); err != nil {
+    OR coalesce(next_poll_at > $3, false) OR coalesce(polling_until > $3, false) FROM stats_jobs WHERE id = $1`, j.id, j.serviceJobID, r.clock()).Scan(&fresh); err != nil {
 		return false, err
 	}
 	return fresh, nil
@@ -219,9 +236,10 @@ func (r *Runner) listOpen(ctx context.Context, c *api.Client, account string, op
 func (r *Runner) recordRound(ctx context.Context, j jobRow, answers []pollAnswer, expected time.Duration) error {
 	var own error
 	err := pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
-		var still []int64
+		var still, answered []int64
 		var round time.Time
 		for _, p := range answers {
+			answered = append(answered, p.o.id)
 			isOpen, err := r.record(ctx, tx, p.o, p.sj, p.at)
 			switch {
 			case err != nil && p.o.id == j.id:
@@ -246,6 +264,9 @@ func (r *Runner) recordRound(ctx context.Context, j jobRow, answers []pollAnswer
 				still, round); err != nil {
 				return err
 			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE stats_jobs SET polling_until = NULL WHERE id = ANY($1)`, answered); err != nil {
+			return err
 		}
 		req, limited := api.TallyFrom(ctx).Take()
 		_, err := tx.Exec(ctx, `UPDATE stats_jobs SET requests = requests + $2, rate_limited = rate_limited + $3 WHERE id = $1`,

@@ -286,3 +286,46 @@ func TestTwoRoundsAnsweringTheSameJobRecordItOnce(t *testing.T) {
 	b.requireCampaignTruth(t, a)
 	require.Len(t, b.serviceJobs(t, a.ID), len(ids)+1, "the failed job asked for again, once")
 }
+
+// TestARowWakingDuringAnotherRowsRoundLooksAgainSoonAndFindsItsAnswer
+// wakes a row while another row's round of the account is at the service:
+// the row waits about a second, not the round's whole lease (which bounds
+// only a round whose worker died), and once the round answers, the row
+// stores its file without a listing of its own.
+func TestARowWakingDuringAnotherRowsRoundLooksAgainSoonAndFindsItsAnswer(t *testing.T) {
+	t.Parallel()
+	b := asyncSetup(t, fixtures.StatsJobOptions{Delay: 2 * time.Second})
+	a := b.firstAccount(t)
+	_, ids := b.asyncRun(t, b.twentyDays(a))
+	require.GreaterOrEqual(t, len(ids), 2)
+	b.startWaiting(t, ids)
+	b.tick(3 * time.Second) // due, and done at the service
+	held := b.holdFirstPoll(t)
+	first := b.advanceAsync(ids[0])
+	select {
+	case <-held.arrived:
+	case err := <-first:
+		t.Fatalf("the row did not poll: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no poll reached the service in a minute")
+	}
+	ctx := context.Background()
+	step, err := b.runner.Advance(ctx, ids[1])
+	if err != nil || step.Done || step.Wait > time.Second {
+		held.release()
+	}
+	require.NoError(t, err)
+	require.False(t, step.Done, "the row's answer is still at the service")
+	require.Positive(t, step.Wait)
+	require.LessOrEqual(t, step.Wait, time.Second, "a row being polled by another round looks again within a second")
+	held.release()
+	require.NoError(t, <-first)
+
+	calls := b.countCalls(t)
+	step, err = b.runner.Advance(ctx, ids[1])
+	require.NoError(t, err)
+	require.True(t, step.Done, "the round's answer was on the row")
+	require.Zero(t, calls.polls.Load(), "no listing of its own")
+	runLikeRiver(t, b.runner, b.fake.Srv, ids)
+	b.requireCampaignTruth(t, a)
+}
