@@ -24,10 +24,9 @@ duckdb:
 	  (cd export/testdata && npm install --no-audit --no-fund --loglevel=error >/dev/null); fi
 	@node export/testdata/duckdb_query.mjs "$$SQL"
 
-## test: gofmt check, go vet, every test with the race detector, then each fuzz target briefly
+## test: gofmt check, go vet, every test with the race detector and, beside it, each fuzz target briefly
 test: test-deps fmt-check vet
-	$(GO) test -race -timeout 20m ./...
-	@bash .ci/fuzz-short
+	@GO=$(GO) bash .ci/test-race
 
 ## test-deps: install what the tests need beyond Go (a real OAuth client we did not write, ...)
 test-deps:
