@@ -5,16 +5,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adsync/adsync/fixtures"
 	"github.com/stretchr/testify/require"
 )
 
 func TestInsightsKeywordsPrintsATableAndStoresTheWindow(t *testing.T) {
 	t.Parallel()
 	b := setupService(t, bundleOptions{ownerToken: true})
+	us := fixtures.CountryKeys["US"] // a country's location key, as the service takes it
 	r := b.run(t, "insights", "keywords", "--keywords", "coffee,tea", "--negative", "decaf",
-		"--start", "2026-03-02T09:30", "--end", "2026-03-05", "--granularity", "DAY", "--location", "US")
+		"--start", "2026-03-02T09:30", "--end", "2026-03-05", "--granularity", "DAY", "--location", us)
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stdout, "adhoc:coffee,tea  2026-03-02T00:00:00Z to 2026-03-05T00:00:00Z  DAY  location US\n")
+	require.Contains(t, r.stdout, "adhoc:coffee,tea  2026-03-02T00:00:00Z to 2026-03-05T00:00:00Z  DAY  location "+us+"\n")
 	require.Contains(t, r.stdout, "keywords: coffee, tea  negative: decaf\n")
 	require.Regexp(t, `BUCKET\s+VOLUME\s*\n\s*2026-03-02T00:00:00Z\s+\d+\s*\n\s*2026-03-03T00:00:00Z\s+\d+\s*\n\s*2026-03-04T00:00:00Z\s+\d+\s*\n`, r.stdout)
 	require.Contains(t, r.stdout, "related keywords: ")
@@ -24,7 +26,7 @@ func TestInsightsKeywordsPrintsATableAndStoresTheWindow(t *testing.T) {
 	var n int
 	require.NoError(t, b.pool(t).QueryRow(context.Background(), `SELECT count(*) FROM keyword_volumes v
 		JOIN keyword_insight_windows w USING (set_name, window_start, keywords_hash)
-		WHERE set_name = 'adhoc:coffee,tea' AND w.location = 'US' AND w.negative_keywords = '{decaf}'`).Scan(&n))
+		WHERE set_name = 'adhoc:coffee,tea' AND w.location = $1 AND w.negative_keywords = '{decaf}'`, us).Scan(&n))
 	require.Equal(t, 3, n)
 
 	var outcome string

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -110,7 +111,7 @@ func TestDayBucketsStartAtUTCMidnightAcrossADaylightSavingChange(t *testing.T) {
 	// US clocks spring forward on 2026-03-08; UTC days stay 24 hours.
 	start := time.Date(2026, 3, 6, 15, 45, 0, 0, time.UTC)
 	end := time.Date(2026, 3, 13, 0, 0, 0, 0, time.UTC)
-	set := insights.KeywordSet{Name: "daily", Keywords: []string{"tea", "coffee"}, Location: "US"}
+	set := insights.KeywordSet{Name: "daily", Keywords: []string{"tea", "coffee"}, Location: fixtures.CountryKeys["US"]}
 	_, err := b.runner.Run(context.Background(), []insights.KeywordSet{set}, start, end)
 	require.NoError(t, err)
 	ws := b.windows(t, "daily")
