@@ -16,6 +16,7 @@ import (
 
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -254,3 +255,55 @@ func TestRiverUIAnswersUnderRiverUI(t *testing.T) {
 }
 
 func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestRunsPageIsUnchangedByPruningAYearOfRuns records a year of nightly
+// sync runs with their units, prunes them to the default retention as the
+// worker's schedule does, and reads the pages again: the runs list and the
+// 30-day chart are what they were, a kept run's page still shows its
+// units, and a pruned run's page says there is no such run.
+func TestRunsPageIsUnchangedByPruningAYearOfRuns(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	var oldest, newest int64
+	require.NoError(t, b.pool.QueryRow(ctx, `
+WITH runs AS (
+    INSERT INTO sync_runs (pipeline, trigger, started_at, finished_at, outcome, counts)
+    SELECT 'sync', 'schedule', $1::timestamptz - d * interval '1 day', $1::timestamptz - d * interval '1 day' + interval '2 minutes',
+           'succeeded', '{"campaigns": {"fetched": 7}}'
+    FROM generate_series(364, 0, -1) d
+    RETURNING id),
+units AS (
+    INSERT INTO sync_run_units (run_id, account_id, entity, state)
+    SELECT id, 'acc-' || a, 'campaigns', 'succeeded' FROM runs, generate_series(1, 3) a)
+SELECT min(id), max(id) FROM runs`, pinnedNow.Add(-3*time.Hour)).Scan(&oldest, &newest))
+
+	code, list := b.get(t, "/")
+	require.Equal(t, http.StatusOK, code, list)
+	code, page := b.get(t, fmt.Sprintf("/runs/%d", newest))
+	require.Equal(t, http.StatusOK, code, page)
+	code, _ = b.get(t, fmt.Sprintf("/runs/%d", oldest))
+	require.Equal(t, http.StatusOK, code, "a year-old run has its page before pruning")
+
+	var pruned store.Pruned
+	for {
+		p, err := store.PruneRuns(ctx, b.pool, pinnedNow.Add(-store.DefaultRunRetention), 100, 2)
+		require.NoError(t, err)
+		pruned.Runs += p.Runs
+		if p.Runs == 0 {
+			break
+		}
+	}
+	require.Equal(t, int64(365-90), pruned.Runs, "nights 90 to 364 back ended before the 90-day bound")
+
+	code, after := b.get(t, "/")
+	require.Equal(t, http.StatusOK, code, after)
+	require.Equal(t, list, after, "the runs page and its chart are unchanged")
+	require.Len(t, bars(t, after, "synced"), ChartDays)
+	code, pageAfter := b.get(t, fmt.Sprintf("/runs/%d", newest))
+	require.Equal(t, http.StatusOK, code, pageAfter)
+	require.Equal(t, page, pageAfter, "a kept run's page still shows its units")
+	code, gone := b.get(t, fmt.Sprintf("/runs/%d", oldest))
+	require.Equal(t, http.StatusNotFound, code, gone)
+	require.Contains(t, gone, fmt.Sprintf("run %d: no such run", oldest))
+}
