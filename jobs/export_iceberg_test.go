@@ -9,6 +9,7 @@ import (
 
 	"github.com/adsync/adsync/export"
 	"github.com/adsync/adsync/export/exporttest"
+	"github.com/adsync/adsync/export/exporttest/icebirdtables"
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
@@ -37,7 +38,7 @@ func TestIcebergExportOfASyncedFakeReadsInIcebirdAsPostgresThroughChanges(t *tes
 	start := now.UTC().AddDate(0, 0, -2).Format(time.DateOnly)
 	jobstest.RunJob(t, b.client, jobs.StatsArgs{Entities: []string{stats.EntityCampaign, stats.EntityLineItem}, Start: start})
 
-	tables := icebird(export.Tables()...)
+	tables := icebirdtables.Of(export.Tables()...)
 	out := t.TempDir()
 	first := exportIceberg(t, b, out)
 	require.Len(t, first.Tables, len(tables), "every exported table")
@@ -78,16 +79,4 @@ func exportIceberg(t *testing.T, b *syncBundle, out string) *export.Result {
 	require.NoError(t, err)
 	t.Logf("iceberg export: %d tables in %s", len(res.Tables), time.Since(start))
 	return res
-}
-
-// icebird is tables as exporttest's Iceberg reader compares them.
-func icebird(tables ...export.Table) []exporttest.IcebergTable {
-	out := make([]exporttest.IcebergTable, len(tables))
-	for i, tb := range tables {
-		out[i] = exporttest.IcebergTable{Name: tb.Name, From: tb.From, Run: export.RunColumn}
-		for _, c := range tb.Columns {
-			out[i].Columns = append(out[i].Columns, exporttest.IcebergColumn{Name: c.Name, SQL: c.SQL, Kind: c.Kind.String()})
-		}
-	}
-	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/adsync/adsync/export"
 	"github.com/adsync/adsync/export/exporttest"
+	"github.com/adsync/adsync/export/exporttest/icebirdtables"
 	"github.com/adsync/adsync/fixtures"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +43,7 @@ func TestIcebergExportKilledWritingDataManifestsOrAfterACommitLeavesEveryTableAt
 	for _, name := range names {
 		i := slices.IndexFunc(export.Tables(), func(tb export.Table) bool { return tb.Name == name })
 		require.NotEqual(t, -1, i, name)
-		checked = append(checked, icebirdTables(export.Tables()[i])...)
+		checked = append(checked, icebirdtables.Of(export.Tables()[i])...)
 	}
 	first := exporttest.ReadIceberg(t, e.pool, checked, nil, nil)
 	for _, tb := range checked {
@@ -118,18 +119,6 @@ func TestIcebergExportKilledWritingDataManifestsOrAfterACommitLeavesEveryTableAt
 	var run int64
 	require.NoError(t, e.pool.QueryRow(ctx, `SELECT max(id) FROM sync_runs WHERE pipeline = $1`, export.Pipeline).Scan(&run))
 	exporttest.RequireIcebergEqualsPostgres(t, e.pool, checked, nil, run)
-}
-
-// icebirdTables is tables as exporttest's Iceberg reader compares them.
-func icebirdTables(tables ...export.Table) []exporttest.IcebergTable {
-	out := make([]exporttest.IcebergTable, len(tables))
-	for i, tb := range tables {
-		out[i] = exporttest.IcebergTable{Name: tb.Name, From: tb.From, Run: export.RunColumn}
-		for _, c := range tb.Columns {
-			out[i].Columns = append(out[i].Columns, exporttest.IcebergColumn{Name: c.Name, SQL: c.SQL, Kind: c.Kind.String()})
-		}
-	}
-	return out
 }
 
 // filesUnder is every file under dir.
