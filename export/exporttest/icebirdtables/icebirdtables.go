@@ -1,6 +1,3 @@
-// Package icebirdtables describes export's tables as exporttest's Iceberg
-// reader compares them, for the tests outside package export (exporttest
-// cannot import export: export's own tests import exporttest).
 package icebirdtables
 
 import (
