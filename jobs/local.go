@@ -90,11 +90,7 @@ func (l *Local) Work(ctx context.Context, deps *Deps, schedules bool, queues ...
 		quiet.Log = log.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
 		deps = &quiet
 	}
-	opts := Options{Concurrency: l.Concurrency, Work: true, Slog: l.Slog, JobTimeout: l.JobTimeout, ClientID: id, Queues: queues}
-	if schedules {
-		opts.Schedules, opts.AudienceSchedules, opts.Maintenance = l.Schedules, l.AudienceSchedules, true
-	}
-	client, err := NewClient(deps, opts)
+	client, err := NewClient(deps, l.options(id, schedules, queues))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,6 +111,27 @@ func (l *Local) Work(ctx context.Context, deps *Deps, schedules bool, queues ...
 		return stopClient(client, log, timeout)
 	}
 	return client, stop, nil
+}
+
+// commandFetchPoll is how often a command working its own jobs looks for
+// jobs that became due without a notification: a job snoozed for up to
+// River's scheduler interval (5 s) waits "available" with a later
+// scheduled_at, and River finds it only by polling. Its default poll, a
+// second, made every short snooze of a run (an analytics job waiting for
+// the service, a parent waiting for its units) up to a second longer
+// while the person at the command waited; a daemon keeps River's default.
+const commandFetchPoll = 100 * time.Millisecond
+
+// options are the River options of Work's client: the daemon's with the
+// schedules and River's maintenance, a command's with commandFetchPoll.
+func (l *Local) options(id string, schedules bool, queues []string) Options {
+	opts := Options{Concurrency: l.Concurrency, Work: true, Slog: l.Slog, JobTimeout: l.JobTimeout, ClientID: id, Queues: queues}
+	if schedules {
+		opts.Schedules, opts.AudienceSchedules, opts.Maintenance = l.Schedules, l.AudienceSchedules, true
+	} else {
+		opts.FetchPollInterval = commandFetchPoll
+	}
+	return opts
 }
 
 // stopClient stops client, waiting for jobs in flight up to timeout, then

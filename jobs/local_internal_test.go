@@ -51,3 +51,23 @@ func TestAFollowedJobEndsWithItsOutputOrItsLastErrorNamedOnce(t *testing.T) {
 	require.True(t, done)
 	require.EqualError(t, err, "export: unknown error")
 }
+
+// A command working its own jobs finds a job that a short snooze left due
+// (no notification comes for it) within commandFetchPoll, not River's
+// one-second default poll; the daemon keeps River's default and runs the
+// schedules and maintenance a command does not.
+func TestACommandsWorkersFindASnoozedJobWithinAPollOfTheCommandNotRiversSecond(t *testing.T) {
+	t.Parallel()
+	l := &Local{Concurrency: map[string]int{QueueSync: 4}, Schedules: map[string]string{"sync": "@every 1h"}}
+	cmd := l.options("c", false, []string{QueueSync})
+	require.Equal(t, commandFetchPoll, cmd.FetchPollInterval)
+	require.LessOrEqual(t, cmd.FetchPollInterval, jobPoll, "a command follows its job no more often than its workers find it")
+	require.Equal(t, []string{QueueSync}, cmd.Queues)
+	require.Nil(t, cmd.Schedules)
+	require.False(t, cmd.Maintenance)
+
+	daemon := l.options("d", true, nil)
+	require.Zero(t, daemon.FetchPollInterval, "the daemon polls at River's default")
+	require.True(t, daemon.Maintenance)
+	require.Equal(t, l.Schedules, daemon.Schedules)
+}

@@ -220,6 +220,7 @@ func (w *statsJobWorker) Work(ctx context.Context, job *river.Job[StatsJobArgs])
 	step, err := r.Advance(ctx, job.Args.ID)
 	if err == nil {
 		if step.Done {
+			w.wakeRun(ctx, job.Args.ID)
 			return nil
 		}
 		return river.JobSnooze(step.Wait)
@@ -229,8 +230,18 @@ func (w *statsJobWorker) Work(ctx context.Context, job *river.Job[StatsJobArgs])
 		if gerr := stats.GiveUp(context.WithoutCancel(ctx), w.deps.Pool, job.Args.ID, err.Error()); gerr != nil {
 			return errors.Join(out, gerr)
 		}
+		w.wakeRun(context.WithoutCancel(ctx), job.Args.ID)
 	}
 	return out
+}
+
+// wakeRun lets the run of row id end now when id was its last open row
+// (see stats.WakeWaitingRun). Failing to is only logged: the run's job
+// looks again after its snooze.
+func (w *statsJobWorker) wakeRun(ctx context.Context, id int64) {
+	if _, err := stats.WakeWaitingRun(ctx, w.deps.Pool, id); err != nil {
+		w.deps.logger().Warn("stats: waking the run's job", zap.Int64("stats_job", id), zap.Error(err))
+	}
 }
 
 // NextRetry backs off from 1 second, doubling to at most 5 minutes.
