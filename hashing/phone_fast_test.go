@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -205,6 +206,7 @@ func TestPhoneFastPathMatchesReference(t *testing.T) {
 		every, share = 8, len(phoneDiffRegions)-2
 	}
 	decided, validPlain := 0, 0
+	checked := make([]bool, len(inputs))
 	for i, region := range phoneDiffRegions {
 		n, err := NewNormalizer(Options{DefaultCountry: region})
 		if err != nil {
@@ -214,6 +216,7 @@ func TestPhoneFastPathMatchesReference(t *testing.T) {
 			if (region == "" || region == "US") && j%every != 0 || region != "" && region != "US" && (j+i)%share != 0 {
 				continue
 			}
+			checked[j] = true
 			d, accepted := checkPhoneFast(t, n, s)
 			if d {
 				decided++
@@ -222,6 +225,9 @@ func TestPhoneFastPathMatchesReference(t *testing.T) {
 				validPlain++
 			}
 		}
+	}
+	if j := slices.Index(checked, false); j >= 0 {
+		t.Fatalf("input %d, %q, is checked with none of the default countries", j, inputs[j])
 	}
 	t.Logf("%d inputs, %d default countries: fast path decided %d, reference accepts %d plainly written", len(inputs), len(phoneDiffRegions), decided, validPlain)
 	if decided < validPlain/2 {
