@@ -177,11 +177,20 @@ func (s *userSet) spill() error {
 	return nil
 }
 
+// smallSort is the count of keys under which sortPairs sorts by comparison.
+const smallSort = 1 << 12
+
 // sortPairs sorts keys, big-endian halves of uniformly random keys, in
 // place: each key is moved to the bucket of its top 16 bits (a radix sort
 // of one digit, American flag style), then each bucket, a handful of keys,
-// is sorted by insertion. bounds is scratch for the buckets' bounds.
+// is sorted by insertion. bounds is scratch for the buckets' bounds. Fewer
+// keys than smallSort are sorted by comparison: the radix pass walks all
+// 65,536 buckets three times whatever the count.
 func sortPairs(keys [][2]uint64, bounds *[2][1 << 16]uint32) {
+	if len(keys) < smallSort {
+		slices.SortFunc(keys, comparePairs)
+		return
+	}
 	end, next := &bounds[0], &bounds[1]
 	clear(end[:])
 	for _, k := range keys {

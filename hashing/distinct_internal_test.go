@@ -103,13 +103,18 @@ func TestAUserSetThatCannotWriteItsRunSaysWhere(t *testing.T) {
 }
 
 // sortPairs orders keys as comparing their bytes does, for uniform keys
-// and for keys that all share their top bits.
+// and for keys that all share their top bits, by its radix pass (5,000
+// keys) and by comparison (fewer than smallSort).
 func TestSortPairsOrdersKeysAsTheirBytes(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	var bounds [2][1 << 16]uint32
-	for _, top := range []uint64{0, 0xffff} { // 0: uniform; else one bucket
-		keys := make([][2]uint64, 5000)
+	for _, c := range []struct {
+		top uint64
+		n   int
+	}{{0, 5000}, {0xffff, 5000}, {0, 7}, {0xffff, smallSort - 1}} { // top 0: uniform; else one bucket
+		top := c.top
+		keys := make([][2]uint64, c.n)
 		for i := range keys {
 			keys[i] = [2]uint64{rng.Uint64(), rng.Uint64() % 16}
 			if top != 0 {
@@ -126,6 +131,6 @@ func TestSortPairsOrdersKeysAsTheirBytes(t *testing.T) {
 			return compareKeys(x, y)
 		})
 		sortPairs(keys, &bounds)
-		require.Equal(t, want, keys, "top %x", top)
+		require.Equal(t, want, keys, "top %x, %d keys", top, c.n)
 	}
 }
