@@ -190,6 +190,28 @@ func (b *testBundle) state(t *testing.T, id int64) string {
 	return s
 }
 
+// patience bounds a wait for what takes well under a second on a quiet
+// machine: only a hang takes longer, while a machine loaded by other test
+// processes may take a minute. A wait ends as soon as its event comes.
+const patience = 5 * time.Minute
+
+// pollHeldAtTheService advances row id in the background until its poll
+// round's listing reaches the service, where it is held: released by
+// held.release; done says how the row's Advance ended.
+func (b *testBundle) pollHeldAtTheService(t *testing.T, id int64) (held *heldPolls, done <-chan error) {
+	t.Helper()
+	held = b.holdFirstPoll(t)
+	done = b.advanceAsync(id)
+	select {
+	case <-held.arrived:
+	case err := <-done:
+		t.Fatalf("the row did not poll: %v", err)
+	case <-time.After(patience):
+		t.Fatal("no poll reached the service in five minutes")
+	}
+	return held, done
+}
+
 // advanceAsync runs Advance(id) on its own goroutine.
 func (b *testBundle) advanceAsync(id int64) <-chan error {
 	done := make(chan error, 1)
@@ -212,15 +234,7 @@ func TestNoTransactionOrLockIsHeldWhileAPollWaitsForTheService(t *testing.T) {
 	_, ids := b.asyncRun(t, b.twentyDays(a))
 	b.startWaiting(t, ids)
 	b.tick(3 * time.Second) // due, and done at the service
-	held := b.holdFirstPoll(t)
-	done := b.advanceAsync(ids[0])
-	select {
-	case <-held.arrived:
-	case err := <-done:
-		t.Fatalf("the row did not poll: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatal("no poll reached the service in a minute")
-	}
+	held, done := b.pollHeldAtTheService(t, ids[0])
 	ctx := context.Background()
 	var xacts, locks int
 	var states []string
@@ -254,21 +268,13 @@ func TestTwoRoundsAnsweringTheSameJobRecordItOnce(t *testing.T) {
 	b.startWaiting(t, ids)
 	failed := b.serviceJobOf(t, ids[0])
 	b.tick(3 * time.Second)
-	held := b.holdFirstPoll(t)
-	first := b.advanceAsync(ids[0])
-	select {
-	case <-held.arrived:
-	case err := <-first:
-		t.Fatalf("the row did not poll: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatal("no poll reached the service in a minute")
-	}
+	held, first := b.pollHeldAtTheService(t, ids[0])
 	b.tick(time.Minute) // past the first round's lease
 	second := b.advanceAsync(ids[1])
 	var err error
 	select {
 	case err = <-second:
-	case <-time.After(time.Minute):
+	case <-time.After(patience):
 		err = errors.New("the second round waited for the first")
 	}
 	held.release()
@@ -300,15 +306,7 @@ func TestARowWakingDuringAnotherRowsRoundLooksAgainSoonAndFindsItsAnswer(t *test
 	require.GreaterOrEqual(t, len(ids), 2)
 	b.startWaiting(t, ids)
 	b.tick(3 * time.Second) // due, and done at the service
-	held := b.holdFirstPoll(t)
-	first := b.advanceAsync(ids[0])
-	select {
-	case <-held.arrived:
-	case err := <-first:
-		t.Fatalf("the row did not poll: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatal("no poll reached the service in a minute")
-	}
+	held, first := b.pollHeldAtTheService(t, ids[0])
 	ctx := context.Background()
 	step, err := b.runner.Advance(ctx, ids[1])
 	if err != nil || step.Done || step.Wait > time.Second {
