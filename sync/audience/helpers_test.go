@@ -193,7 +193,7 @@ func (b *bundle) waitFinished(id int64) audience.Progress {
 		p, err = audience.LoadProgress(context.Background(), b.pool, id)
 		require.NoError(b.t, err)
 		return p.Finished() && p.State != audience.StatePlanned
-	}, 60*time.Second, 20*time.Millisecond)
+	}, 5*time.Minute, 20*time.Millisecond, "the upload to finish (a loaded machine takes minutes; the wait ends when it does)")
 	return p
 }
 
