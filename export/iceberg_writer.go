@@ -176,7 +176,7 @@ func (w *icebergWriter) open(k partitionKey) error {
 	cw := &countingWriter{w: multiWriter{f, h}}
 	buf := bufio.NewWriterSize(cw, 1<<20)
 	pw := parquet.NewGenericWriter[any](buf, w.schema,
-		parquet.Compression(&zstdCodec),
+		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(w.rowsPerRG),
 		parquet.CreatedBy("adsync", "", ""),
 		parquet.KeyValueMetadata("iceberg.schema", w.icebergSc),

@@ -103,7 +103,7 @@ func (pw *partWriter) open() error {
 	cw := &countingWriter{w: io.MultiWriter(sink, h)}
 	buf := bufio.NewWriterSize(cw, 1<<20)
 	w := parquet.NewGenericWriter[any](buf, pw.schema,
-		parquet.Compression(&zstdCodec),
+		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(pw.rowsPerRG), // bounds memory: a row group is buffered whole
 		parquet.CreatedBy("adsync", "", ""),
 		parquet.KeyValueMetadata("adsync.table", pw.table.Name),
