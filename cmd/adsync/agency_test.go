@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +22,7 @@ func (e *env) addTokens(t testing.TB, users []fixtures.FakeUser) {
 	for _, u := range users {
 		fmt.Fprintf(&in, "%s %s %s\n", u.Token, u.Secret, u.ScreenName)
 	}
-	self, err := os.Executable()
-	require.NoError(t, err)
-	cmd := execCommand(self, "auth", "add", "--config", e.conf)
+	cmd := execCommand(adsyncExe(), "auth", "add", "--config", e.conf)
 	cmd.Stdin = strings.NewReader(in.String())
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)

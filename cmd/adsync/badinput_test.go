@@ -105,8 +105,7 @@ func TestInvalidConfigurationIsRefusedNamingKeyFileAndLine(t *testing.T) {
 	} {
 		file := filepath.Join(e.dir, strings.ReplaceAll(name, " ", "-")+".yaml")
 		require.NoError(t, os.WriteFile(file, []byte(tc.yaml), 0o600))
-		self, _ := os.Executable()
-		code, out := runRaw(t, self, "worker", "--config", file)
+		code, out := runRaw(t, adsyncExe(), "worker", "--config", file)
 		require.Equal(t, 1, code, "%s: %s", name, out)
 		require.Contains(t, out, tc.want, name)
 		if name != "bad cron" && name != "invalid value" {
@@ -122,9 +121,8 @@ func TestUnreachableDatabaseIsNamedAndNothingStarts(t *testing.T) {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
-	self, _ := os.Executable()
 	for _, args := range [][]string{{"sync", "--wait"}, {"worker"}, {"migrate"}, {"status"}} {
-		code, out := runRaw(t, self, append(args, "--database-url", "postgres://adsync:hunter2@"+addr+"/adsync?connect_timeout=3")...)
+		code, out := runRaw(t, adsyncExe(), append(args, "--database-url", "postgres://adsync:hunter2@"+addr+"/adsync?connect_timeout=3")...)
 		require.Equal(t, 1, code, "%v: %s", args, out)
 		require.Contains(t, out, "cannot connect to database at "+addr, "%v", args)
 		require.NotContains(t, out, "hunter2")

@@ -35,7 +35,23 @@ func TestMain(m *testing.M) {
 		return
 	}
 	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
-	os.Exit(localpg.Main(m))
+	os.Exit(runTests(m))
+}
+
+// runTests builds the adsync the tests start (see binary_test.go), then
+// runs them.
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "adsync-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if err := buildPlainAdsync(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return localpg.Main(m)
 }
 
 // env is a fake service, a migrated database and a configuration for
@@ -47,6 +63,7 @@ type env struct {
 	conf string
 	dir  string
 	base string // the fake's address (control paths under /_fixtures/)
+	exe  string // the adsync binary start runs: adsyncExe() unless a test says
 }
 
 // patience is how long a test waits for a command that takes seconds to a
@@ -69,7 +86,7 @@ func newEnv(t testing.TB, tweak func(*fixtures.Options), extra string) *env {
 	t.Helper()
 	served := fixtures.Serve(t, tweak)
 	srv, opts := served.Server, served.Options()
-	e := &env{srv: srv, db: jobstest.MigratedDatabase(t), dir: t.TempDir(), base: served.URL}
+	e := &env{srv: srv, db: jobstest.MigratedDatabase(t), dir: t.TempDir(), base: served.URL, exe: adsyncExe()}
 	pool, err := store.Connect(context.Background(), e.db, store.ConnectOptions{MaxConns: 8})
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
@@ -120,9 +137,7 @@ func (e *env) start(t testing.TB, args ...string) *proc {
 // own, instead of setting them in this process, can run in parallel).
 func (e *env) startIn(t testing.TB, environ []string, args ...string) *proc {
 	t.Helper()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(self, append(args, "--config", e.conf)...)
+	cmd := exec.Command(e.exe, append(args, "--config", e.conf)...)
 	cmd.Env = append(slices.Clip(environ), asMainEnv+"=1")
 	return startProc(t, cmd)
 }

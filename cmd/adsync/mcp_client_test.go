@@ -43,9 +43,7 @@ SELECT 'ny', 'CAMPAIGN', c, 'ALL_ON_SVC', 'DAY', date '2026-03-01' + d, 1000 + d
 FROM unnest(ARRAY['c1', 'c2']) c, generate_series(0, 6) d`)
 	require.NoError(t, err)
 
-	self, err := os.Executable()
-	require.NoError(t, err)
-	req, err := json.Marshal(map[string]any{"command": self, "args": []string{"mcp", "--database-url", db},
+	req, err := json.Marshal(map[string]any{"command": adsyncExe(), "args": []string{"mcp", "--database-url", db},
 		"tool": "performance", "arguments": map[string]any{"level": "campaign", "since": "2026-03-01", "until": "2026-03-07",
 			"metrics": []string{"spend", "clicks"}}})
 	require.NoError(t, err)

@@ -18,9 +18,7 @@ import (
 // process's environment, only those of env.
 func commandInDir(t *testing.T, dir string, env []string, args ...string) *exec.Cmd {
 	t.Helper()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	cmd := execCommand(self, args...)
+	cmd := execCommand(adsyncExe(), args...)
 	cmd.Dir = dir
 	cmd.Env = nil
 	for _, kv := range os.Environ() {

@@ -153,6 +153,7 @@ func TestThreeWorkersDoEachUnitOnceWithinTheRateBudgets(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 3, 80 },
 		"sync: {page_size: 20}\nqueues: {sync: 3, audience: 2}\n")
+	e.exe = raceAdsync() // see binary_test.go: the fleet's workers are race-built
 	// No worker dies here: a worker starved of CPU for a second on a
 	// loaded machine must not be taken for dead, its batch rescued and
 	// sent again (at least once is all a rescue can promise), which this
