@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,7 +17,7 @@ import (
 // --, and exits with psql's status.
 func TestDBRunsPSQLOnTheConfiguredDatabase(t *testing.T) {
 	t.Parallel()
-	db := jobstest.MigratedDatabase(t)
+	db := synctest.MigratedDatabase(t)
 	pool, err := store.Connect(context.Background(), db, store.ConnectOptions{MaxConns: 1})
 	require.NoError(t, err)
 	defer pool.Close()

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 )
 
 func TestExportCommandWritesFilesAndAManifest(t *testing.T) {
 	t.Parallel()
-	db := jobstest.MigratedDatabase(t)
+	db := synctest.MigratedDatabase(t)
 	out := t.TempDir()
 	r := run(t, "export", "--database-url", db, "--out", out, "--tables", "sync_runs")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -29,7 +29,7 @@ func TestExportCommandWritesFilesAndAManifest(t *testing.T) {
 
 func TestAnExportWhoseManifestCannotBeWrittenExitsNonZeroAndIsRecordedFailed(t *testing.T) {
 	t.Parallel()
-	db := jobstest.MigratedDatabase(t)
+	db := synctest.MigratedDatabase(t)
 	out := t.TempDir()
 	r := run(t, "export", "--database-url", db, "--out", out, "--tables", "sync_runs")
 	require.Equal(t, 0, r.code, r.stderr)

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -63,7 +63,7 @@ func setupService(t *testing.T, o bundleOptions) *serviceBundle {
 	}
 	// A copy of a database migrated once per test binary: the migrate
 	// command on an empty database is TestMigrateThenStatusShowsNothingPending's.
-	b := &serviceBundle{srv: fixtures.Serve(t, tweak), db: jobstest.MigratedDatabase(t), now: o.now}
+	b := &serviceBundle{srv: fixtures.Serve(t, tweak), db: synctest.MigratedDatabase(t), now: o.now}
 	b.conf = b.writeConfig(t, o, nil)
 	return b
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/synctest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +18,7 @@ import (
 // client closes its input.
 func TestMCPServesTheToolsOnStandardInputAndOutput(t *testing.T) {
 	t.Parallel()
-	db := jobstest.MigratedDatabase(t)
+	db := synctest.MigratedDatabase(t)
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -4,14 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 )
 
 func TestStatusListsCancelledAndDiscardedJobsWithRedactedErrors(t *testing.T) {
 	t.Parallel()
-	db := jobstest.MigratedDatabase(t)
+	db := synctest.MigratedDatabase(t)
 	ctx := context.Background()
 	pool, err := store.Connect(ctx, db, store.ConnectOptions{MaxConns: 2})
 	require.NoError(t, err)

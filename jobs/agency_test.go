@@ -8,9 +8,9 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -28,7 +28,7 @@ func setupAgency(t *testing.T, users int, tweak func(*fixtures.Options)) (*syncB
 		if tweak != nil {
 			tweak(o)
 		}
-	}, func(d *jobs.Deps, f *jobstest.Fake) {
+	}, func(d *jobs.Deps, f *synctest.Fake) {
 		ctx := context.Background()
 		tokens := &api.PGUserTokenStore{Pool: d.Pool, SecretKey: agencyKey}
 		for _, u := range f.Srv.Users() {

@@ -13,6 +13,7 @@ import (
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/audience"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
@@ -93,8 +94,8 @@ func emails(n int) string {
 func TestAudienceSyncJobKeepsItsAudienceAndARefusedReplaceIsCancelledCountedAndRecordedFailed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, nil)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, nil)
 	truth := fake.Srv.AdsTruth()
 	var accounts []string
 	for id, kinds := range truth.Accounts {
@@ -107,7 +108,7 @@ func TestAudienceSyncJobKeepsItsAudienceAndARefusedReplaceIsCancelledCountedAndR
 	path := filepath.Join(t.TempDir(), "crm.csv")
 	require.NoError(t, os.WriteFile(path, []byte(emails(20)), 0o600))
 
-	deps := fake.Deps(t, pool)
+	deps := jobstest.Deps(t, fake, pool)
 	deps.Metrics = jobs.NewMetrics()
 	deps.Metrics.AudienceSyncs([]string{"crm"})
 	deps.Audiences = map[string]audience.Definition{"crm": {Name: "crm", AccountID: account, AudienceID: aud, Path: path, Mode: audience.ModeReplace}}
@@ -167,11 +168,11 @@ func TestConfiguredAudiencesRunsAreScrapedAtZeroFromTheStart(t *testing.T) {
 func TestAudienceSyncJobWaitsForAnUnfinishedUploadThenGivesUpRecorded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, nil)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, nil)
 	path := filepath.Join(t.TempDir(), "crm.csv")
 	require.NoError(t, os.WriteFile(path, []byte(emails(3)), 0o600))
-	deps := fake.Deps(t, pool)
+	deps := jobstest.Deps(t, fake, pool)
 	deps.Metrics = jobs.NewMetrics()
 	deps.Audiences = map[string]audience.Definition{"crm": {Name: "crm", AccountID: "a1", AudienceID: "aud1", Path: path, Mode: audience.ModeReplace}}
 	var stuck int64

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +22,7 @@ func TestAClientWorksTheQueuesItIsGiven(t *testing.T) {
 		{[]string{jobs.QueueSync}, []string{jobs.QueueSync}},
 	} {
 		ctx := context.Background()
-		pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+		pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 		c, err := jobs.NewClient(&jobs.Deps{Pool: pool}, jobs.Options{Work: true, Queues: tc.queues})
 		require.NoError(t, err)
 		require.NoError(t, c.Start(ctx))

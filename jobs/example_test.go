@@ -9,9 +9,9 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
 )
@@ -30,7 +30,7 @@ func ExampleCreateSyncRun() {
 	defer fake.Close()
 	apiURL, adsURL, _ := fixtures.URLs(fake.URL)
 
-	dbURL, drop, err := jobstest.CreateMigratedDatabase()
+	dbURL, drop, err := synctest.CreateMigratedDatabase()
 	if err != nil {
 		log.Fatal(err)
 	}

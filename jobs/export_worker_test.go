@@ -9,6 +9,7 @@ import (
 
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 )
@@ -16,9 +17,9 @@ import (
 func TestExportJobWaitsForARunningSyncThenExports(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, nil)
-	deps := fake.Deps(t, pool)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, nil)
+	deps := jobstest.Deps(t, fake, pool)
 	deps.ExportOut = t.TempDir()
 	var syncRun int64
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO sync_runs (pipeline) VALUES ('sync') RETURNING id`).Scan(&syncRun))
@@ -56,9 +57,9 @@ func waitEvent(t *testing.T, events <-chan *river.Event) *river.Event {
 func TestExportJobIntoAFolderAdsyncMayNotWriteIsCancelledNotRetried(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, nil)
-	deps := fake.Deps(t, pool)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, nil)
+	deps := jobstest.Deps(t, fake, pool)
 	deps.ExportOut = t.TempDir()
 	mine := filepath.Join(deps.ExportOut, "thesis.txt")
 	require.NoError(t, os.WriteFile(mine, []byte("years of work"), 0o644))

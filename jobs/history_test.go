@@ -7,8 +7,8 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -86,7 +86,7 @@ func requireHistoryWhole(t *testing.T, pool *pgxpool.Pool, tables ...string) {
 
 func TestHistoryKeepsOneVersionPerObservedStateOverIncrementalAndFullSyncs(t *testing.T) {
 	t.Parallel()
-	b := setupSync(t, func(o *fixtures.Options) { o.Accounts = 2 }, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	b := setupSync(t, func(o *fixtures.Options) { o.Accounts = 2 }, func(d *jobs.Deps, _ *synctest.Fake) { d.SyncPageSize = 5 })
 	tables := []string{"campaigns", "posts"}
 	states := map[string]map[string][]contentState{"campaigns": {}, "posts": {}}
 	sync := func(full bool) {

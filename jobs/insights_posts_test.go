@@ -12,6 +12,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/insights"
 	"github.com/adsync/adsync/sync/posts"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -25,29 +26,29 @@ func TestMain(m *testing.M) {
 	// Most tests here wait on River and the fake more than they compute,
 	// but each also polls River every 50 ms: on a loaded machine six at a
 	// time took twice as long as two and starved some past their patience.
-	os.Exit(jobstest.Main(m, 3))
+	os.Exit(synctest.Main(m, 3))
 }
 
 type workerBundle struct {
-	fake   *jobstest.Fake
+	fake   *synctest.Fake
 	pool   *pgxpool.Pool
 	deps   *jobs.Deps
 	client *river.Client[pgx.Tx]
 }
 
 // setupWorker starts a worker whose deps are changed by tweak first.
-func setupWorker(t *testing.T, tweak func(*jobs.Deps, *jobstest.Fake)) *workerBundle {
+func setupWorker(t *testing.T, tweak func(*jobs.Deps, *synctest.Fake)) *workerBundle {
 	t.Helper()
 	return setupWorkerOn(t, nil, tweak)
 }
 
 // setupWorkerOn is setupWorker on a fake built with fakeTweak (its clock
 // pinned, say).
-func setupWorkerOn(t *testing.T, fakeTweak func(*fixtures.Options), tweak func(*jobs.Deps, *jobstest.Fake)) *workerBundle {
+func setupWorkerOn(t *testing.T, fakeTweak func(*fixtures.Options), tweak func(*jobs.Deps, *synctest.Fake)) *workerBundle {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, fakeTweak)
-	deps := fake.Deps(t, pool)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, fakeTweak)
+	deps := jobstest.Deps(t, fake, pool)
 	if tweak != nil {
 		tweak(deps, fake)
 	}
@@ -107,7 +108,7 @@ func TestPostsFetchJobStoresPostsAndRecordsItsSummary(t *testing.T) {
 func TestScheduledPostsJobFetchesAdsAndConfiguredIDs(t *testing.T) {
 	t.Parallel()
 	var configured string
-	b := setupWorker(t, func(d *jobs.Deps, f *jobstest.Fake) {
+	b := setupWorker(t, func(d *jobs.Deps, f *synctest.Fake) {
 		truth := f.Srv.V2Truth()
 		configured = truth.PostIDs[len(truth.PostIDs)-1]
 		d.Posts.IDs = []string{configured}
@@ -139,7 +140,7 @@ func TestPostsJobFromAdsWithoutSyncedPostsIsCancelled(t *testing.T) {
 
 func TestInsightsJobFetchesEveryConfiguredSetOverTheLookback(t *testing.T) {
 	t.Parallel()
-	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) {
+	b := setupWorker(t, func(d *jobs.Deps, _ *synctest.Fake) {
 		d.Insights = jobs.InsightsSettings{Lookback: 48 * time.Hour, Sets: []insights.KeywordSet{
 			{Name: "coffee", Keywords: []string{"coffee", "espresso"}},
 			{Name: "tea", Keywords: []string{"tea"}, Granularity: "HOUR"},
@@ -160,7 +161,7 @@ func TestInsightsJobWithSetsGivenInFullRunsOnAWorkerThatConfiguresNone(t *testin
 	t.Parallel()
 	// The demo's pass queues its keywords in full: a worker beside it,
 	// configured with no set, may be the one to take the job.
-	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) {
+	b := setupWorker(t, func(d *jobs.Deps, _ *synctest.Fake) {
 		d.Insights = jobs.InsightsSettings{Lookback: 48 * time.Hour}
 	})
 	ev := b.runJob(t, jobs.InsightsArgs{Keywords: []insights.KeywordSet{{Name: "demo", Keywords: []string{"coffee"}}}})
@@ -170,7 +171,7 @@ func TestInsightsJobWithSetsGivenInFullRunsOnAWorkerThatConfiguresNone(t *testin
 
 func TestInsightsJobWithARejectedSetIsCancelledWithoutRequests(t *testing.T) {
 	t.Parallel()
-	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) {
+	b := setupWorker(t, func(d *jobs.Deps, _ *synctest.Fake) {
 		d.Insights = jobs.InsightsSettings{Lookback: 24 * time.Hour, Sets: []insights.KeywordSet{
 			{Name: "neg", Keywords: []string{"coffee"}, NegativeKeywords: []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}},
 		}}
@@ -195,7 +196,7 @@ WHERE pipeline = $1 ORDER BY id DESC LIMIT 1`, pipeline).Scan(&outcome, &trigger
 
 func TestInsightsAndPostsJobsEachRecordARunWithCountsAndOutcome(t *testing.T) {
 	t.Parallel()
-	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) {
+	b := setupWorker(t, func(d *jobs.Deps, _ *synctest.Fake) {
 		d.Insights = jobs.InsightsSettings{Lookback: 48 * time.Hour, Sets: []insights.KeywordSet{
 			{Name: "coffee", Keywords: []string{"coffee"}}}}
 	})

@@ -7,9 +7,9 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +21,7 @@ import (
 // someone else is not ended again, and Finish says it had ended.
 func TestAnUnchangedUnitEndsWithTheRoundTripOfItsLastPage(t *testing.T) {
 	t.Parallel()
-	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *synctest.Fake) { d.SyncPageSize = 5 })
 	ctx := context.Background()
 	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
 	first := b.run(t, full)

@@ -11,6 +11,7 @@ import (
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/insights"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -21,9 +22,9 @@ import (
 // keywords it was given.
 func TestThePassRunsEachStepThroughItsJobInOrder(t *testing.T) {
 	t.Parallel()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount, o.LineItemsPerCampaign = 1, 2, 1 })
-	deps := fake.Deps(t, pool)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount, o.LineItemsPerCampaign = 1, 2, 1 })
+	deps := jobstest.Deps(t, fake, pool)
 	deps.ExportOut = t.TempDir()
 	deps.Stats.Lookback = 14 * 24 * time.Hour
 	var out, errs bytes.Buffer

@@ -6,8 +6,8 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -45,7 +45,7 @@ func requireTruth(t *testing.T, b *syncBundle, entity string) {
 
 func TestUnchangedFullRunFindsEveryPageByItsPrintAndWritesNoRow(t *testing.T) {
 	t.Parallel()
-	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *synctest.Fake) { d.SyncPageSize = 5 })
 	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
 	first := b.run(t, full)
 	require.Equal(t, "succeeded", first.Outcome, first.Error)
@@ -84,7 +84,7 @@ func TestUnchangedFullRunFindsEveryPageByItsPrintAndWritesNoRow(t *testing.T) {
 
 func TestRowsDeletedByHandAreStoredAgainByTheNextFullRun(t *testing.T) {
 	t.Parallel()
-	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *synctest.Fake) { d.SyncPageSize = 5 })
 	full := jobs.SyncRunArgs{Entities: []string{"campaigns", "line_items"}, Full: true}
 	first := b.run(t, full)
 	require.Equal(t, "succeeded", first.Outcome, first.Error)
@@ -109,7 +109,7 @@ func TestRowsDeletedByHandAreStoredAgainByTheNextFullRun(t *testing.T) {
 
 func TestAnIncrementalRunEndsTheTrustInPrints(t *testing.T) {
 	t.Parallel()
-	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *synctest.Fake) { d.SyncPageSize = 5 })
 	full := jobs.SyncRunArgs{Entities: []string{"campaigns"}, Full: true}
 	require.Equal(t, "succeeded", b.run(t, full).Outcome)
 	_, err := b.fake.Srv.AdsMutate(fixtures.AdsMutation{Kind: "campaigns", Change: 2})
@@ -134,7 +134,7 @@ func TestAnIncrementalRunEndsTheTrustInPrints(t *testing.T) {
 // by hand: a table added without the trigger would keep trusting them.
 func TestEveryPrintedTableHasItsDistrustTrigger(t *testing.T) {
 	t.Parallel()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	rows, err := pool.Query(context.Background(), `SELECT c.relname FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
 WHERE g.tgname = c.relname || '_distrust_prints'`)
 	require.NoError(t, err)

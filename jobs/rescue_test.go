@@ -7,9 +7,9 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -18,7 +18,7 @@ import (
 func TestLivenessRegistersBeatsAndUnregisters(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	l := &jobs.Liveness{Pool: pool, Log: zap.NewNop(), ClientID: jobs.NewClientID(), Interval: 20 * time.Millisecond}
 	stop, err := l.Start(ctx)
 	require.NoError(t, err)
@@ -38,7 +38,7 @@ func TestLivenessRegistersBeatsAndUnregisters(t *testing.T) {
 func TestUnitWhoseJobIsCancelledFromOutsideEndsAndItsRunFinishes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setupSync(t, nil, func(d *jobs.Deps, fake *jobstest.Fake) {
+	b := setupSync(t, nil, func(d *jobs.Deps, fake *synctest.Fake) {
 		cfg := fake.Config(d.Pool)
 		cfg.Governor.MaxWait = time.Second // a longer wait snoozes the unit
 		c, err := api.NewClient(cfg)

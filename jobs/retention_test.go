@@ -7,6 +7,7 @@ import (
 
 	"github.com/adsync/adsync/jobs"
 	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -19,7 +20,7 @@ import (
 func TestAWorkerPrunesRunsOlderThanTheRetentionAndLogsWhatItRemoved(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	now := time.Date(2026, 6, 30, 12, 0, 0, 0, time.UTC)
 	_, err := pool.Exec(ctx, `INSERT INTO sync_runs (pipeline, started_at, finished_at, outcome)
 VALUES ('insights', $1::timestamptz - interval '40 days', $1::timestamptz - interval '40 days', 'succeeded'),

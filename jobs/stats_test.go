@@ -7,8 +7,8 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/stats"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 )
@@ -88,7 +88,7 @@ func TestStatsRunWithAnEmptySpanEndsAtOnceNamingTheAccountAndDays(t *testing.T) 
 // analytics.
 func TestStatsRunOverItsBudgetShareEndsFailedAtOnceWithTheFigure(t *testing.T) {
 	t.Parallel()
-	b := setupWorker(t, func(d *jobs.Deps, _ *jobstest.Fake) { d.Stats.MaxBudgetShare = 0.001 })
+	b := setupWorker(t, func(d *jobs.Deps, _ *synctest.Fake) { d.Stats.MaxBudgetShare = 0.001 })
 	ctx := context.Background()
 	ev := b.runJob(t, jobs.StatsArgs{Trigger: "schedule"})
 	require.Equal(t, river.EventKindJobCancelled, ev.Kind)

@@ -19,6 +19,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
 	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -149,8 +150,8 @@ func BenchmarkSync(b *testing.B) {
 	entities := []string{"campaigns", "cards"}
 	ctx := context.Background()
 	var rows [][]any
-	url := jobstest.MigratedDatabase(b)
-	pool := jobstest.Pool(b, url)
+	url := synctest.MigratedDatabase(b)
+	pool := synctest.Pool(b, url)
 	deps, fakeBase := childFake(b, benchFake{Accounts: 100, Campaigns: 1000, Cards: 200, LineItems: 1, Posts: 3, Audiences: 1, Media: 5}, pool)
 	c := jobstest.StartWorker(b, deps, jobs.Options{})
 	cpu := measure.NewCPU(b, pool)
@@ -465,15 +466,15 @@ func fetchCopy(b *testing.B, client *api.Client, pool *pgxpool.Pool, accounts, e
 // the family that needs the most requests, and the 429s the fake answered.
 func BenchmarkSyncRateLimited(b *testing.B) {
 	const limit, window = 20, 5 * time.Second
-	fake := jobstest.NewFake(b, func(o *fixtures.Options) {
+	fake := synctest.NewFake(b, func(o *fixtures.Options) {
 		o.Accounts, o.CampaignsPerAccount, o.CardsPerAccount = 100, 20, 10
 		o.LineItemsPerCampaign, o.PostsPerAccount, o.AudiencesPerAccount, o.MediaPerAccount = 1, 1, 1, 1
 		o.RateLimits = fixtures.RateLimitOptions{Window: window, Limit: limit, AccountLimit: 1000}
 	})
 	entities := []string{"campaigns", "cards"}
-	url := jobstest.MigratedDatabase(b)
-	pool := jobstest.Pool(b, url)
-	deps := fake.Deps(b, pool)
+	url := synctest.MigratedDatabase(b)
+	pool := synctest.Pool(b, url)
+	deps := jobstest.Deps(b, fake, pool)
 	c := jobstest.StartWorker(b, deps, jobs.Options{})
 	cpu := measure.NewCPU(b, pool)
 	for i := 0; i < b.N; i++ {

@@ -10,6 +10,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -18,17 +19,17 @@ import (
 
 // syncBundle is a fake service, a migrated database and a running worker.
 type syncBundle struct {
-	fake   *jobstest.Fake
+	fake   *synctest.Fake
 	pool   *pgxpool.Pool
 	deps   *jobs.Deps
 	client *river.Client[pgx.Tx]
 }
 
-func setupSync(t *testing.T, tweak func(*fixtures.Options), depsTweak func(*jobs.Deps, *jobstest.Fake)) *syncBundle {
+func setupSync(t *testing.T, tweak func(*fixtures.Options), depsTweak func(*jobs.Deps, *synctest.Fake)) *syncBundle {
 	t.Helper()
-	fake := jobstest.NewFake(t, tweak)
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	deps := fake.Deps(t, pool)
+	fake := synctest.NewFake(t, tweak)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	deps := jobstest.Deps(t, fake, pool)
 	if depsTweak != nil {
 		depsTweak(deps, fake)
 	}
@@ -192,7 +193,7 @@ func entityCounts(r store.Run, entity string) store.EntityCounts {
 
 func TestIncrementalRunStoresChangesAndTombstonesAndLeavesOtherRowsUntouched(t *testing.T) {
 	t.Parallel()
-	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) { d.SyncPageSize = 5 })
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *synctest.Fake) { d.SyncPageSize = 5 })
 	first := b.run(t, jobs.SyncRunArgs{Entities: []string{"campaigns"}})
 	require.Equal(t, "succeeded", first.Outcome, first.Error)
 	fullPages := b.fake.Srv.Stats().Family("GET /12/accounts/{account_id}/campaigns").Requests
@@ -279,7 +280,7 @@ WHERE kind = 'sync_unit' AND args->>'entity' = 'iab_categories'`).Scan(&queued))
 // attempt.
 func setupOneAttempt(t *testing.T) *syncBundle {
 	t.Helper()
-	return setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 1, 60 }, func(d *jobs.Deps, fake *jobstest.Fake) {
+	return setupSync(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount = 1, 60 }, func(d *jobs.Deps, fake *synctest.Fake) {
 		d.SyncPageSize = 10
 		cfg := fake.Config(d.Pool)
 		cfg.MaxAttempts = 1
@@ -318,7 +319,7 @@ func TestInterruptedUnitResumesFromItsCheckpointWithoutDuplicates(t *testing.T) 
 func TestTwoWorkersRunEachUnitOnce(t *testing.T) {
 	t.Parallel()
 	b := setupSync(t, nil, nil)
-	jobstest.StartWorker(t, b.fake.Deps(t, b.pool), jobs.Options{})
+	jobstest.StartWorker(t, jobstest.Deps(t, b.fake, b.pool), jobs.Options{})
 	r := b.run(t, jobs.SyncRunArgs{Full: true})
 	require.Equal(t, "succeeded", r.Outcome, r.Error)
 	accounts := len(b.fake.Srv.AdsTruth().Accounts) - 1 // one account is deleted
@@ -337,7 +338,7 @@ func TestTwoWorkersRunEachUnitOnce(t *testing.T) {
 
 func TestRateLimitedUnitSnoozesInsteadOfFailing(t *testing.T) {
 	t.Parallel()
-	b := setupSync(t, nil, func(d *jobs.Deps, fake *jobstest.Fake) {
+	b := setupSync(t, nil, func(d *jobs.Deps, fake *synctest.Fake) {
 		cfg := fake.Config(d.Pool)
 		// Waits longer than a second become snoozes.
 		cfg.Governor.MaxWait = time.Second

@@ -12,8 +12,8 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/ads"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -169,7 +169,7 @@ func TestTargetingOptionListsEqualTheServicesAndRefreshWhole(t *testing.T) {
 	var mu sync.Mutex
 	held := map[string]int{}
 	loads := map[string]int{}
-	b := setupSync(t, nil, func(d *jobs.Deps, _ *jobstest.Fake) {
+	b := setupSync(t, nil, func(d *jobs.Deps, _ *synctest.Fake) {
 		d.SyncPageHook = func(entity string, n int) {
 			mu.Lock()
 			defer mu.Unlock()

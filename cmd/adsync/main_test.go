@@ -18,8 +18,8 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -86,7 +86,7 @@ func newEnv(t testing.TB, tweak func(*fixtures.Options), extra string) *env {
 	t.Helper()
 	served := fixtures.Serve(t, tweak)
 	srv, opts := served.Server, served.Options()
-	e := &env{srv: srv, db: jobstest.MigratedDatabase(t), dir: t.TempDir(), base: served.URL, exe: adsyncExe()}
+	e := &env{srv: srv, db: synctest.MigratedDatabase(t), dir: t.TempDir(), base: served.URL, exe: adsyncExe()}
 	pool, err := store.Connect(context.Background(), e.db, store.ConnectOptions{MaxConns: 8})
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -23,15 +23,15 @@ const secretKey = "access-test-secret-key-never-printed"
 // tokens and the application's client without a user token.
 type testBundle struct {
 	pool   *pgxpool.Pool
-	fake   *jobstest.Fake
+	fake   *synctest.Fake
 	tokens api.PGUserTokenStore
 	app    *api.Client
 }
 
 func setup(t *testing.T, tweak func(*fixtures.Options)) *testBundle {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, tweak)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, tweak)
 	cfg := fake.Config(pool)
 	cfg.UserToken = nil
 	app, err := api.NewClient(cfg)

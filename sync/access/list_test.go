@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/access"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 )
 
 func TestListNamesTheFirst20AccountsOfAUserAndWhyItIsNotUsableOnOneLine(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	var out strings.Builder
 	require.NoError(t, access.List(ctx, pool, &out))
 	require.Equal(t, "no users yet: add tokens with adsync auth add (TOKEN SECRET [SCREEN_NAME] lines on standard input) or sign in with adsync auth login\n", out.String())

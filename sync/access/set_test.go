@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/access"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +24,7 @@ type setBundle struct {
 func setupSet(t *testing.T) *setBundle {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := store.Connect(ctx, jobstest.MigratedDatabase(t), store.ConnectOptions{MaxConns: 4})
+	pool, err := store.Connect(ctx, synctest.MigratedDatabase(t), store.ConnectOptions{MaxConns: 4})
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	creds := api.Credentials{ConsumerKey: "consumer key", ConsumerSecret: "consumer secret"}

@@ -20,6 +20,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/audience"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -206,8 +207,8 @@ func BenchmarkPlanPeakRSS(b *testing.B) {
 	dir := b.TempDir()
 	csvPath, parquetPath := filepath.Join(dir, "users.csv"), filepath.Join(dir, "users.parquet")
 	writeRSSFiles(b, csvPath, parquetPath, rows)
-	db := jobstest.MigratedDatabase(b)
-	pool := jobstest.Pool(b, db)
+	db := synctest.MigratedDatabase(b)
+	pool := synctest.Pool(b, db)
 	ctx := context.Background()
 	if _, err := pool.Exec(ctx, `CREATE TABLE bench_users AS SELECT 'Customer.' || i || '@Example.com' AS email FROM generate_series(0, $1::int - 1) i`, rows); err != nil {
 		b.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/audience"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -98,7 +99,7 @@ func (s *spy) requests() []sentRequest {
 type bundle struct {
 	t          testing.TB
 	pool       *pgxpool.Pool
-	fake       *jobstest.Fake
+	fake       *synctest.Fake
 	srv        *fixtures.Server
 	spy        *spy
 	deps       *jobs.Deps
@@ -112,12 +113,12 @@ type bundle struct {
 
 func setup(t testing.TB) *bundle {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	srv := fixtures.New(fixtures.DefaultOptions())
 	sp := &spy{next: srv}
 	hs := httptest.NewServer(sp)
 	t.Cleanup(hs.Close)
-	fake := &jobstest.Fake{Srv: srv}
+	fake := &synctest.Fake{Srv: srv}
 	fake.APIURL, fake.AdsURL, fake.SandboxAdsURL = srv.URLs(hs.URL)
 	b := &bundle{t: t, pool: pool, fake: fake, srv: srv, spy: sp, dir: t.TempDir()}
 	b.deps = b.newDeps()

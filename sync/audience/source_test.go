@@ -17,8 +17,8 @@ import (
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/hashing"
 	"github.com/adsync/adsync/hashing/bound"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/audience"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/parquet-go/parquet-go"
@@ -34,7 +34,7 @@ const sampleCRM = "../../fixtures/sample/crm.csv"
 func crmDatabase(t *testing.T, path string) (string, *pgxpool.Pool) {
 	t.Helper()
 	url := localpg.NewDatabase(t)
-	pool := jobstest.Pool(t, url)
+	pool := synctest.Pool(t, url)
 	ctx := context.Background()
 	f, err := os.Open(path)
 	require.NoError(t, err)
@@ -333,7 +333,7 @@ func TestAQueryIsReadAcrossFetchesInOrderNamingItsRows(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := localpg.NewDatabase(t)
-	pool := jobstest.Pool(t, url)
+	pool := synctest.Pool(t, url)
 	// 25,000 rows, three FETCHes; invalid emails on both sides of the
 	// batches' boundaries.
 	_, err := pool.Exec(ctx, `CREATE TABLE people AS SELECT i, CASE WHEN i IN (10000, 10001, 20001) THEN 'bad' || i ELSE 'u' || i || '@example.com' END AS email,

@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/insights"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
 type testBundle struct {
-	fake   *jobstest.Fake
+	fake   *synctest.Fake
 	pool   *pgxpool.Pool
 	runner *insights.Runner
 	now    time.Time
@@ -22,8 +22,8 @@ type testBundle struct {
 
 func setup(t *testing.T) *testBundle {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, nil)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, nil)
 	b := &testBundle{fake: fake, pool: pool, now: time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC)}
 	b.runner = &insights.Runner{Client: fake.Client(t, pool), Pool: pool, Now: func() time.Time { return b.now }}
 	return b

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	adsyncmcp "github.com/adsync/adsync/sync/mcp"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -36,7 +36,7 @@ type testBundle struct {
 // connects a client to the server over the SDK's in-memory transport.
 func setup(t *testing.T, opts adsyncmcp.Options) *testBundle {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	_, err := pool.Exec(context.Background(), seedSQL)
 	require.NoError(t, err)
 	if opts.Now == nil {

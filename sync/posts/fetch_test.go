@@ -14,9 +14,9 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/localpg"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/posts"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -25,7 +25,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(localpg.Main(m)) }
 
 type testBundle struct {
-	fake    *jobstest.Fake
+	fake    *synctest.Fake
 	pool    *pgxpool.Pool
 	client  *api.Client
 	fetcher *posts.Fetcher
@@ -35,8 +35,8 @@ type testBundle struct {
 
 func setup(t *testing.T) *testBundle {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, nil)
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, nil)
 	b := &testBundle{fake: fake, pool: pool, client: fake.Client(t, pool), truth: fake.Srv.V2Truth(),
 		now: time.Date(2026, 4, 10, 23, 30, 0, 0, time.UTC)}
 	b.fetcher = &posts.Fetcher{Client: b.client, Pool: pool, Now: func() time.Time { return b.now }}

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures/localpg"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/migrations"
 	"github.com/adsync/adsync/sync/posts"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +42,7 @@ func TestHistoryMigrationHoldsTheDeclaredHistories(t *testing.T) {
 
 func TestHistoriesKeepEveryColumnOfTheirTables(t *testing.T) {
 	t.Parallel()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	for _, h := range posts.Histories() {
 		rows, err := pool.Query(context.Background(), `SELECT column_name || CASE WHEN is_nullable = 'NO' THEN ' NOT NULL' ELSE '' END
 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name <> 'valid_from'
@@ -65,7 +65,7 @@ ORDER BY ordinal_position`, h.Table)
 func TestAChangedPostIsANewVersionAndAnUnchangedOneIsNot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	store1 := func(body string, at time.Time) {
 		t.Helper()
 		var resp posts.Response
@@ -111,7 +111,7 @@ WHERE id = '11' ORDER BY valid_from`)
 func TestUpgradeGivesEveryStoredPostItsFirstVersion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, localpg.NewDatabase(t))
+	pool := synctest.Pool(t, localpg.NewDatabase(t))
 	all, err := migrations.AppMigrations()
 	require.NoError(t, err)
 	apply := func(keep func(v int) bool) {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/posts"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -16,7 +16,7 @@ import (
 func TestFieldsTheSpecDoesNotKnowSurviveInRaw(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	var resp posts.Response
 	require.NoError(t, json.Unmarshal([]byte(`{
 		"data":[{"id":"11","text":"hi","author_id":"7","edit_history_post_ids":["11"],
@@ -53,7 +53,7 @@ func TestFieldsTheSpecDoesNotKnowSurviveInRaw(t *testing.T) {
 func TestAnIDTheAnswerDoesNotMentionCountsAsNotFound(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	var st posts.Stored
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var err error
@@ -69,7 +69,7 @@ func TestAnIDTheAnswerDoesNotMentionCountsAsNotFound(t *testing.T) {
 
 func TestAdsPostIDsNeedASyncFirst(t *testing.T) {
 	t.Parallel()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	_, err := posts.AdsPostIDs(context.Background(), pool)
 	require.ErrorIs(t, err, posts.ErrNoAdsPosts)
 	require.EqualError(t, err, "no synced advertising posts: run adsync sync first")
@@ -78,7 +78,7 @@ func TestAdsPostIDsNeedASyncFirst(t *testing.T) {
 func TestAdsPostIDsTakeLivePublishedPostsAndPromotedPosts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	// Rows as the advertising sync stores them.
 	_, err := pool.Exec(ctx, `
 		INSERT INTO posts (account_id, id, post_type, deleted, raw, doc_hash) VALUES
@@ -115,7 +115,7 @@ func storeBody(t *testing.T, pool *pgxpool.Pool, requested []string, body string
 func TestAPostThatGoesMissingKeepsItsStoredRow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	storeBody(t, pool, []string{"11"}, `{"data":[{"id":"11","text":"hi","public_metrics":{"like_count":3}}]}`, now)
 	st := storeBody(t, pool, []string{"11"}, `{"errors":[{"value":"11","detail":"Could not find post with ids: [11].",

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/report"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +19,7 @@ import (
 // many accounts share.
 func seedStats(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	ctx := context.Background()
 	_, err := pool.Exec(ctx, `INSERT INTO ad_stats (account_id, entity_type, entity_id, placement, granularity, segment_type,
         segment_value, segment_name, bucket_date, impressions, clicks, billed_charge_local_micro, fetched_at)

@@ -11,6 +11,7 @@ import (
 	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/report"
 	"github.com/adsync/adsync/sync/stats"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ import (
 // posts, and their analytics from first (an account-local date) on,
 // unsegmented and by the segmentations pulled.
 type pulledBundle struct {
-	fake  *jobstest.Fake
+	fake  *synctest.Fake
 	pool  *pgxpool.Pool
 	first time.Time
 	// last is each account's last complete day, by account id.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/report"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +25,7 @@ var runNow = time.Date(2026, 3, 10, 20, 0, 0, 0, time.UTC)
 // and DAY rows for 1 to 11 March on both placements.
 func seedReports(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	_, err := pool.Exec(context.Background(), `
 INSERT INTO accounts (id, name, timezone, raw, doc_hash) VALUES
     ('ny', 'New York Account', 'America/New_York', '{}', 'h'), ('tk', 'Tokyo Account', 'Asia/Tokyo', '{}', 'h');

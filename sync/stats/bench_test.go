@@ -9,10 +9,10 @@ import (
 
 	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/measure"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/api"
 	"github.com/adsync/adsync/sync/stats"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -38,8 +38,8 @@ func BenchmarkStats(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pool := jobstest.Pool(b, jobstest.MigratedDatabase(b))
-	fake := jobstest.NewFake(b, func(o *fixtures.Options) {
+	pool := synctest.Pool(b, synctest.MigratedDatabase(b))
+	fake := synctest.NewFake(b, func(o *fixtures.Options) {
 		o.Now = func() time.Time { return now }
 		o.RateLimits.Disabled = true
 	})
@@ -69,7 +69,7 @@ func BenchmarkStats(b *testing.B) {
 
 // asyncPull pulls the lookback through asynchronous jobs and reports its
 // requests and polls (see BenchmarkStats).
-func asyncPull(b *testing.B, fake *jobstest.Fake, pool *pgxpool.Pool) {
+func asyncPull(b *testing.B, fake *synctest.Fake, pool *pgxpool.Pool) {
 	b.Helper()
 	ctx := context.Background()
 	calls := &jobCalls{next: http.DefaultTransport}

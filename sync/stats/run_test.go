@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/stats"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
 type testBundle struct {
-	fake   *jobstest.Fake
+	fake   *synctest.Fake
 	pool   *pgxpool.Pool
 	runner *stats.Runner
 	now    time.Time
@@ -38,8 +38,8 @@ func setup(t *testing.T, tweak func(*fixtures.Options)) *testBundle {
 // date of its own (a daylight-saving change in the lookback).
 func setupAt(t *testing.T, now time.Time, tweak func(*fixtures.Options)) *testBundle {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
-	fake := jobstest.NewFake(t, func(o *fixtures.Options) {
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
+	fake := synctest.NewFake(t, func(o *fixtures.Options) {
 		o.Now = func() time.Time { return now }
 		o.TimestampWindow = max(o.TimestampWindow, time.Since(now).Abs()+time.Hour)
 		if tweak != nil {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +52,7 @@ WHERE id = (SELECT min(j.id) FROM stats_jobs j JOIN sync_runs r ON r.id = j.run_
 func TestPruningKeepsTheRunHistoryBoundedAndTheRunsItMustKeep(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	end := time.Date(2026, 6, 30, 2, 0, 0, 0, time.UTC)
 	yearOfRuns(t, pool, end)
 	before := end.Add(-store.DefaultRunRetention)

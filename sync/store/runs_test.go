@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
@@ -17,7 +17,7 @@ import (
 
 func setupRuns(t *testing.T) (*pgxpool.Pool, int64) {
 	t.Helper()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	id, err := store.CreateRun(context.Background(), pool, "sync", "manual", map[string]any{"full": false})
 	require.NoError(t, err)
 	return pool, id

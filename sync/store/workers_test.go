@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 )
 
 func TestJobsOfADeadWorkerAreHandedBackWithoutLosingAnAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	// A worker that stopped beating a minute ago, and one still alive.
 	_, err := pool.Exec(ctx, `INSERT INTO adsync_workers (client_id, hostname, pid, heartbeat_at) VALUES
 		('dead-worker', 'h', 1, now() - interval '1 minute'), ('live-worker', 'h', 2, now())`)
@@ -56,7 +56,7 @@ func TestJobsOfADeadWorkerAreHandedBackWithoutLosingAnAttempt(t *testing.T) {
 func TestWorkerRegistryRecordsBeatsAndForgetsAWorker(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	heartbeat := func() (time.Time, string, int) {
 		var at time.Time
 		var host string

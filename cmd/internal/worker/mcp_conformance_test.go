@@ -17,7 +17,7 @@ import (
 
 	"github.com/adsync/adsync/cmd/internal/webui"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -106,7 +106,7 @@ func TestWorkerMCPPassesTheConformanceSuitesServerScenarios(t *testing.T) {
 	if _, err := os.Stat(cli); err != nil {
 		t.Fatalf("the MCP conformance suite is missing: run make test-deps (bash .ci/test-deps): %v", err)
 	}
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	_, err = pool.Exec(context.Background(), `INSERT INTO accounts (id, name, timezone, raw, doc_hash)
         VALUES ('ny', 'New York Account', 'America/New_York', '{}', 'h')`)
 	require.NoError(t, err)

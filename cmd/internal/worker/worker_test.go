@@ -11,7 +11,7 @@ import (
 	"github.com/adsync/adsync/cmd/internal/webui"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/jobs"
-	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { os.Exit(localpg.Main(m)) }
 
 func TestReadyzAnswersReadyOnlyOnceTheWorkersRunWhileHealthzAndMetricsStayOpen(t *testing.T) {
 	t.Parallel()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	o := Options{Pool: pool, Metrics: jobs.NewMetrics(), Access: webui.Access{Loopback: false}}
 	var running atomic.Bool
 	h := o.routes(webui.New(webui.Options{Pool: pool}), &running)

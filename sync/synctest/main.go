@@ -1,4 +1,4 @@
-package jobstest
+package synctest
 
 import (
 	"flag"
@@ -23,7 +23,7 @@ func Main(m *testing.M, parallel int) int {
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
 		if err := flag.Set("test.parallel", strconv.Itoa(parallel)); err != nil {
-			panic("jobstest: " + err.Error()) // testing registers test.parallel before TestMain runs
+			panic("synctest: " + err.Error()) // testing registers test.parallel before TestMain runs
 		}
 	}
 	return localpg.Main(m)

@@ -1,4 +1,4 @@
-package jobstest_test
+package synctest_test
 
 import (
 	"flag"
@@ -6,14 +6,14 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/adsync/adsync/jobs/jobstest"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { os.Exit(jobstest.Main(m, 7)) }
+func TestMain(m *testing.M) { os.Exit(synctest.Main(m, 7)) }
 
 // wantParallelEnv tells a child run of this binary the -parallel it must see.
-const wantParallelEnv = "JOBSTEST_WANT_PARALLEL"
+const wantParallelEnv = "SYNCTEST_WANT_PARALLEL"
 
 // Main's parallel is the default -parallel of the package's tests; a
 // -parallel on the command line still wins.
