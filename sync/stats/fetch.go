@@ -1,11 +1,13 @@
 package stats
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -250,7 +252,7 @@ func decodeMetric(name string, raw json.RawMessage, series [][]*int64) error {
 		return nil
 	}
 	if c := columnIndex(name, ""); c >= 0 {
-		return json.Unmarshal(raw, &series[c])
+		return decodeSeries(raw, &series[c])
 	}
 	var obj map[string][]*int64
 	if err := json.Unmarshal(raw, &obj); err != nil {
@@ -265,4 +267,80 @@ func decodeMetric(name string, raw json.RawMessage, series [][]*int64) error {
 		}
 	}
 	return nil
+}
+
+// decodeSeries decodes a metric's series, a JSON array of integers and
+// nulls, as json.Unmarshal into a []*int64 does. Canonical integers, null
+// and spaces are read here with one allocation for the values; anything
+// else (a fraction, an exponent, a leading zero, an integer past int64, a
+// malformed array) is left to json.Unmarshal, whose answer or error it
+// then is.
+func decodeSeries(raw []byte, into *[]*int64) error {
+	if xs, ok := scanSeries(raw); ok {
+		*into = xs
+		return nil
+	}
+	return json.Unmarshal(raw, into)
+}
+
+// scanSeries is decodeSeries' fast path: ok is false for anything it does
+// not read exactly as encoding/json would.
+func scanSeries(raw []byte) (xs []*int64, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	vals := make([]int64, 0, bytes.Count(raw, []byte(","))+1)
+	xs = make([]*int64, 0, cap(vals))
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return xs, skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		switch {
+		case bytes.HasPrefix(raw[i:], []byte("null")):
+			xs = append(xs, nil)
+			i += 4
+		default:
+			j := i
+			if j < len(raw) && raw[j] == '-' {
+				j++
+			}
+			k := j
+			for k < len(raw) && raw[k] >= '0' && raw[k] <= '9' {
+				k++
+			}
+			if k == j || (raw[j] == '0' && k-j > 1) {
+				return nil, false
+			}
+			v, err := strconv.ParseInt(string(raw[i:k]), 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			vals = append(vals, v)
+			xs = append(xs, &vals[len(vals)-1])
+			i = k
+		}
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return xs, skipSpace(raw, i+1) == len(raw)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// skipSpace is the index of the first byte of raw at or after i that is
+// not JSON whitespace.
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
 }
