@@ -12,13 +12,19 @@ import (
 
 // runConfigured runs adsync run against the bundle's fake configured as the
 // service (not the demo), with extra appended to its configuration file and
-// the export in a temporary folder.
+// the export in a temporary folder. Its analytics step pulls a day of
+// campaigns (passStats): these tests pin what a pass does with the
+// audiences and keyword sets it is given, and the demo pass's test pins a
+// whole analytics step.
+// passStats is the analytics configuration of runConfigured's pass.
+const passStats = "stats:\n  lookback: 24h\n  entities: [CAMPAIGN]\n"
+
 func (b *serviceBundle) runConfigured(t *testing.T, extra string) result {
 	t.Helper()
 	conf, err := os.ReadFile(b.conf)
 	require.NoError(t, err)
 	file := filepath.Join(t.TempDir(), "adsync.yaml")
-	y := string(conf) + "export:\n  out: " + filepath.Join(t.TempDir(), "out") + "\n" + extra
+	y := string(conf) + "export:\n  out: " + filepath.Join(t.TempDir(), "out") + "\n" + passStats + extra
 	require.NoError(t, os.WriteFile(file, []byte(y), 0o600))
 	withFile := *b
 	withFile.conf = file

@@ -23,7 +23,9 @@ import (
 func TestThePassRunsEachStepThroughItsJobInOrder(t *testing.T) {
 	t.Parallel()
 	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
-	fake := synctest.NewFake(t, func(o *fixtures.Options) { o.Accounts, o.CampaignsPerAccount, o.LineItemsPerCampaign = 1, 2, 1 })
+	fake := synctest.NewFake(t, func(o *fixtures.Options) {
+		o.Accounts, o.CampaignsPerAccount, o.LineItemsPerCampaign, o.Locations = 1, 2, 1, 2000
+	})
 	deps := jobstest.Deps(t, fake, pool)
 	deps.ExportOut = t.TempDir()
 	deps.Stats.Lookback = 14 * 24 * time.Hour

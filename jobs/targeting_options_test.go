@@ -169,7 +169,7 @@ func TestTargetingOptionListsEqualTheServicesAndRefreshWhole(t *testing.T) {
 	var mu sync.Mutex
 	held := map[string]int{}
 	loads := map[string]int{}
-	b := setupSync(t, nil, func(d *jobs.Deps, _ *synctest.Fake) {
+	b := setupSync(t, func(o *fixtures.Options) { o.Locations = 0 }, func(d *jobs.Deps, _ *synctest.Fake) { // the whole list
 		d.SyncPageHook = func(entity string, n int) {
 			mu.Lock()
 			defer mu.Unlock()
