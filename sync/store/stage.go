@@ -51,10 +51,10 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 	if _, err := tx.Exec(ctx, stageDDL); err != nil {
 		return mc, err
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ads_stage"}, stageColumns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
+	if _, err := copyBinary(ctx, tx, "ads_stage", stageColumns, len(recs), func(i int) []any {
 		r := &recs[i]
-		return []any{r.AccountID, r.ID, r.ParentID, json.RawMessage(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash}, nil
-	})); err != nil {
+		return []any{r.AccountID, r.ID, r.ParentID, json.RawMessage(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash}
+	}); err != nil {
 		return mc, err
 	}
 	written, err := runMerge(ctx, tx, mergeSQL, &mc)
@@ -158,9 +158,7 @@ func InsertNew(ctx context.Context, tx pgx.Tx, table string, columns []string, r
 	if err != nil {
 		return 0, 0, false, err
 	}
-	n, err := sp.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
-		return row(&recs[i]), nil
-	}))
+	n, err := copyBinary(ctx, sp, table, columns, len(recs), func(i int) []any { return row(&recs[i]) })
 	if err != nil {
 		_ = sp.Rollback(ctx)
 		var pgErr *pgconn.PgError
