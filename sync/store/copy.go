@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// copyBinary COPYs n rows (row(i) gives the i-th's values, in the order of
-// columns) into table, in Postgres's binary format, and returns the rows
+// copyBinary COPYs n rows (row(i, vals) appends the i-th's values, in the
+// order of columns, to vals, empty and reused from row to row) into table, in Postgres's binary format, and returns the rows
 // copied. It does what tx.CopyFrom does, in the same round trips (the
 // columns' types are read once per connection, then kept), but encodes
 // the types the entity tables hold (text, bigint, boolean, timestamptz,
@@ -22,7 +22,7 @@ import (
 // two maps and encodes it through an interface, which was most of a fresh
 // load's COPY in the client's profile. Any other value goes through pgx's
 // type map, as CopyFrom's would.
-func copyBinary(ctx context.Context, tx pgx.Tx, table string, columns []string, n int, row func(i int) []any) (int64, error) {
+func copyBinary(ctx context.Context, tx pgx.Tx, table string, columns []string, n int, row func(i int, vals []any) []any) (int64, error) {
 	quoted := make([]string, len(columns))
 	for i, c := range columns {
 		quoted[i] = pgx.Identifier{c}.Sanitize()
@@ -57,7 +57,8 @@ const copyChunk = 64 << 10
 type copyReader struct {
 	oids   []uint32
 	n, i   int
-	row    func(int) []any
+	row    func(int, []any) []any
+	vals   []any // the row's values, reused
 	types  *pgtype.Map
 	buf    []byte
 	off    int
@@ -85,7 +86,8 @@ func (r *copyReader) Read(p []byte) (int, error) {
 // with the trailer).
 func (r *copyReader) fill() {
 	for len(r.buf) < copyChunk && r.i < r.n {
-		vals := r.row(r.i)
+		vals := r.row(r.i, r.vals[:0])
+		r.vals = vals
 		r.i++
 		if len(vals) != len(r.oids) {
 			r.failed = fmt.Errorf("expected %d values, got %d values", len(r.oids), len(vals))
@@ -187,6 +189,13 @@ func appendKnown(buf []byte, oid uint32, v any) (out []byte, null, ok bool) {
 				return buf, true, true
 			}
 			return append(append(buf, 1), j...), false, true
+		case *json.RawMessage:
+			if j == nil {
+				return buf, true, true
+			}
+			if *j != nil { // pgx writes a nil one as JSON null: left to it
+				return append(append(buf, 1), *j...), false, true
+			}
 		case string:
 			return append(append(buf, 1), j...), false, true
 		}

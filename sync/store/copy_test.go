@@ -29,11 +29,14 @@ func TestInsertNewStoresEveryValueAsPgxCopyFromDoes(t *testing.T) {
 	at := time.Date(2026, 3, 1, 23, 59, 58, 123456789, time.FixedZone("", -5*3600))
 	early := time.Date(1969, 12, 31, 23, 59, 59, 999999000, time.UTC)
 	var nilTime *time.Time
+	raw, nilRaw := json.RawMessage(`{"p":"\u00e9"}`), json.RawMessage(nil)
 	rows := [][]any{
 		{"plain", "ascii", int64(42), int32(7), true, at, json.RawMessage(`{"a":[1,2.5,"é\u2028"],"b":null}`), []*string{s("x"), nil, s("é,\"{}")}, "12.50"},
 		{"nulls", nil, nil, nil, nil, nil, nil, nil, nil},
 		{"typed nils", (*string)(nil), nil, nil, false, nilTime, json.RawMessage(nil), []*string(nil), nil},
 		{"empties", "", int64(-9223372036854775808), int32(-1), false, &early, json.RawMessage(`[]`), []*string{}, "0"},
+		{"pointers", s("by pointer"), int64(1), int32(1), true, &at, &raw, []*string{s("y")}, "1"},
+		{"nil pointers", (*string)(nil), nil, nil, true, nilTime, &nilRaw, nil, nil},
 		{"é \\ \t\n", "naïve", int64(0), int32(0), true, &at, json.RawMessage(`"s"`), []*string{s("")}, "-0.001"},
 	}
 	_, err = pool.CopyFrom(ctx, pgx.Identifier{"by_pgx"}, columns, pgx.CopyFromRows(rows))
@@ -45,10 +48,10 @@ func TestInsertNewStoresEveryValueAsPgxCopyFromDoes(t *testing.T) {
 	var inserted int64
 	var ok bool
 	tx(t, pool, func(tx pgx.Tx) error {
-		inserted, _, ok, err = store.InsertNew(ctx, tx, "by_insert_new", columns, recs, func(r *store.StagedRecord) []any {
+		inserted, _, ok, err = store.InsertNew(ctx, tx, "by_insert_new", columns, recs, func(r *store.StagedRecord, vals []any) []any {
 			var i int
 			_, _ = fmt.Sscan(r.ID, &i)
-			return rows[i]
+			return append(vals, rows[i]...)
 		})
 		return err
 	})
