@@ -85,15 +85,17 @@ func profilePhase(b *testing.B, pool *pgxpool.Pool, name string) func() {
 		if sqlErr != nil {
 			return
 		}
-		rows, err := pool.Query(ctx, `SELECT calls, round(total_exec_time)::bigint, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 300)
-FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 40`)
+		// Planning is counted when pg_stat_statements.track_planning is on.
+		rows, err := pool.Query(ctx, `SELECT calls, plans, round(total_plan_time)::bigint, round(total_exec_time)::bigint, rows,
+left(regexp_replace(query, '\s+', ' ', 'g'), 300)
+FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 40`)
 		require.NoError(b, err)
 		var out strings.Builder
-		fmt.Fprintf(&out, "%8s %8s %9s  %s\n", "calls", "ms", "rows", "query")
-		var calls, ms, n int64
+		fmt.Fprintf(&out, "%8s %8s %8s %8s %9s  %s\n", "calls", "plans", "plan ms", "ms", "rows", "query")
+		var calls, plans, planMS, ms, n int64
 		var q string
-		_, err = pgx.ForEachRow(rows, []any{&calls, &ms, &n, &q}, func() error {
-			fmt.Fprintf(&out, "%8d %8d %9d  %s\n", calls, ms, n, q)
+		_, err = pgx.ForEachRow(rows, []any{&calls, &plans, &planMS, &ms, &n, &q}, func() error {
+			fmt.Fprintf(&out, "%8d %8d %8d %8d %9d  %s\n", calls, plans, planMS, ms, n, q)
 			return nil
 		})
 		require.NoError(b, err)

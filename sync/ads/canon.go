@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -38,8 +39,9 @@ type canonicalizer struct {
 	tmp     []byte
 	depth   int // nesting of the value being written
 	members []member
-	str     []byte // decoded strings that needed unescaping
-	arena   []byte // kept canonical records (see keep)
+	str     []byte      // decoded strings that needed unescaping
+	arena   []byte      // kept canonical records (see keep)
+	times   []time.Time // the page's records' stamps (see stampOf)
 
 	// The top-level fields of the record last canonicalized.
 	keyField  string

@@ -286,6 +286,7 @@ func (s *Syncer) Begin(ctx context.Context, u *Unit) (skip bool, err error) {
 	}
 	var st store.UnitStart
 	b := &pgx.Batch{}
+	store.QueueKeptPlans(b)
 	store.QueueBeginUnit(b, u.Key(), freshAfter, &st)
 	if e := u.Entity; e.Printed() {
 		// The unit's claim of its page prints (see Syncer.sync), sent

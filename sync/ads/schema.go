@@ -170,15 +170,15 @@ func (e *Entity) insertColumns() []string {
 	return append(names, "raw", "api_created_at", "api_updated_at", "deleted", "doc_hash")
 }
 
-// insertRow is a staged record's values for insertColumns.
-func (e *Entity) insertRow(r *store.StagedRecord) []any {
-	row := make([]any, 0, len(r.Typed)+7)
+// insertRow appends a staged record's values for insertColumns to row. Its
+// own fields go as pointers, boxed with no allocation of their own.
+func (e *Entity) insertRow(r *store.StagedRecord, row []any) []any {
 	if e.HasAccount() {
-		row = append(row, r.AccountID)
+		row = append(row, &r.AccountID)
 	}
-	row = append(row, r.ID)
+	row = append(row, &r.ID)
 	row = append(row, r.Typed...)
-	return append(row, json.RawMessage(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash)
+	return append(row, (*json.RawMessage)(&r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, &r.DocHash)
 }
 
 // MergeSQL moves the staged page (temp table ads_stage) into the entity's

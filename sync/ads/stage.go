@@ -44,7 +44,7 @@ func (c *canonicalizer) stage(u *Unit, part string, raw json.RawMessage) (store.
 	if e.Scope == PerParent {
 		r.ParentID = part
 	}
-	r.CreatedAt, r.UpdatedAt = stamp(c.createdAt), stamp(c.updatedAt)
+	r.CreatedAt, r.UpdatedAt = c.stampOf(c.createdAt), c.stampOf(c.updatedAt)
 	r.Deleted = c.deleted
 	return r, nil
 }
@@ -60,14 +60,55 @@ func (c *canonicalizer) keep(canon []byte) []byte {
 	return c.arena[start:len(c.arena):len(c.arena)]
 }
 
-// stamp is an RFC 3339 time in UTC, nil when s is not one.
-func stamp(s string) *time.Time {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
+// stampOf is an RFC 3339 time in UTC (nil when s is not one), kept in the page's times, which stagePage sized for
+// two a record: no allocation of its own.
+func (c *canonicalizer) stampOf(s string) *time.Time {
+	t, ok := parseStamp(s)
+	if !ok {
 		return nil
 	}
-	t = t.UTC()
-	return &t
+	if len(c.times) == cap(c.times) {
+		return &t
+	}
+	c.times = append(c.times, t)
+	return &c.times[len(c.times)-1]
+}
+
+// parseStamp is time.Parse(time.RFC3339, s) in UTC. The form the service
+// writes, "2006-01-02T15:04:05Z", is read without time.Parse (a tenth of a
+// fresh load's staging in the client's profile); any other goes through it.
+func parseStamp(s string) (time.Time, bool) {
+	if len(s) == len("2006-01-02T15:04:05Z") && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[19] == 'Z' {
+		y, ok1 := decimal(s[0:4])
+		mo, ok2 := decimal(s[5:7])
+		d, ok3 := decimal(s[8:10])
+		h, ok4 := decimal(s[11:13])
+		mi, ok5 := decimal(s[14:16])
+		sec, ok6 := decimal(s[17:19])
+		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && mo >= 1 && mo <= 12 && h < 24 && mi < 60 && sec < 60 {
+			t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
+			if t.Day() == d { // else a day the month does not have: time.Parse refuses it
+				return t, true
+			}
+		}
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}
+
+// decimal is the number s spells in decimal digits, false when s holds a non-digit.
+func decimal(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
 }
 
 // canonicalizers are storePage's, kept from page to page.
@@ -113,6 +154,8 @@ func (c *canonicalizer) stagePage(u *Unit, part string, raws []json.RawMessage) 
 		c.arena = make([]byte, 0, size)
 	}
 	c.arena = c.arena[:0]
+	// The page's records point into times: a new one each page.
+	c.times = make([]time.Time, 0, 2*len(raws))
 	for _, raw := range raws {
 		r, err := c.stage(u, part, raw)
 		if err != nil {

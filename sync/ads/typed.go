@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,28 +22,46 @@ func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) (
 	*scratch = topMembers((*scratch)[:0], raw)
 	top := *scratch
 	// Canonical keys are sorted by their decoded bytes, so the encoded keys
-	// are in the same order, and a binary search finds a field (plain ASCII,
-	// its own encoded key), unless a key holds an escape ("\u2028", "<"
-	// as "\u003c"...): an escape sorts as its backslash, so then a scan.
+	// are in the same order, and one merge with the columns in their
+	// fields' order finds each field (plain ASCII, its own encoded key),
+	// unless a key holds an escape ("\u2028", "<" as "\u003c"...): an
+	// escape sorts as its backslash, so then a scan per column.
 	escaped := slices.ContainsFunc(top, func(m topMember) bool { return bytes.IndexByte(m.key, '\\') >= 0 })
 	cols := e.LiveColumns()
 	out := make([]any, len(cols))
-	for i, col := range cols {
+	if escaped {
+		for i, col := range cols {
+			if col.FromParent {
+				out[i] = part
+				continue
+			}
+			f := col.field()
+			j := slices.IndexFunc(top, func(m topMember) bool { return string(m.key) == f })
+			if j < 0 {
+				continue // a missing field is NULL whatever the type
+			}
+			v, ok := typedValue(col.Type, raw[top[j].start:top[j].end])
+			if !ok {
+				return nil, false
+			}
+			out[i] = v
+		}
+		return out, true
+	}
+	// The columns in their fields' order, merged with the sorted members
+	// in one pass.
+	j := 0
+	for _, i := range fieldOrder(e, cols) {
+		col := cols[i]
 		if col.FromParent {
 			out[i] = part
 			continue
 		}
-		f := col.Field
-		if f == "" {
-			f = col.Name
+		f := col.field()
+		for j < len(top) && string(top[j].key) < f {
+			j++
 		}
-		var j int
-		if escaped {
-			j = slices.IndexFunc(top, func(m topMember) bool { return string(m.key) == f })
-		} else if j = sort.Search(len(top), func(j int) bool { return string(top[j].key) >= f }); j == len(top) || string(top[j].key) != f {
-			j = -1
-		}
-		if j < 0 {
+		if j == len(top) || string(top[j].key) != f {
 			continue // a missing field is NULL whatever the type
 		}
 		v, ok := typedValue(col.Type, raw[top[j].start:top[j].end])
@@ -52,6 +71,32 @@ func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) (
 		out[i] = v
 	}
 	return out, true
+}
+
+// field is the record's field a column holds.
+func (c Column) field() string {
+	if c.Field == "" {
+		return c.Name
+	}
+	return c.Field
+}
+
+// fieldOrders keeps fieldOrder's answer per entity.
+var fieldOrders sync.Map // *Entity -> []int
+
+// fieldOrder is the indexes of cols (e's live columns) in the order of
+// their fields, as canonical keys are sorted.
+func fieldOrder(e *Entity, cols []Column) []int {
+	if o, ok := fieldOrders.Load(e); ok {
+		return o.([]int)
+	}
+	order := make([]int, len(cols))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(cols[a].field(), cols[b].field()) })
+	fieldOrders.Store(e, order)
+	return order
 }
 
 // topMembers appends to out the members of a canonical object: each encoded key

@@ -21,3 +21,21 @@ import "github.com/jackc/pgx/v5"
 func PlanEachCall(args ...any) []any {
 	return append([]any{pgx.QueryExecModeExec}, args...)
 }
+
+// QueueKeptPlans queues, first in b, the setting that has Postgres run each
+// of b's prepared statements with the plan it keeps for the statement,
+// from the first call on a connection, until b's transaction (b's
+// implicit one, or the one b begins) ends.
+//
+// Postgres otherwise plans a prepared statement for its parameters' values
+// at each of its first five calls on each connection, again after each
+// VACUUM or ANALYZE of a table it reads, and at every call when the kept
+// plan is estimated to cost more. A unit's start and end statements read
+// and write bookkeeping rows by their keys, where a plan for the values
+// finds nothing better: an unchanged re-sync of 200 units spent about as
+// much of Postgres's time planning them as running them. Statements that
+// read an entity's table are planned at each call instead (PlanEachCall),
+// and never queued after this.
+func QueueKeptPlans(b *pgx.Batch) {
+	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
+}

@@ -163,6 +163,7 @@ type LastPrintEnd struct {
 func EndWithLastPrint(ctx context.Context, db Batcher, k UnitKey, p LastPrint, full bool, emptyPages int64) (res LastPrintEnd, err error) {
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
+	QueueKeptPlans(b)
 	b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity)
 	b.Queue(matchPrintSQL, k.RunID, k.AccountID, k.Entity, p.Print, p.From, p.Fetched, p.Resume)
 	args := []any{k.RunID, k.AccountID, k.Entity, p.Print}
@@ -182,7 +183,10 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND $5 > 0 AND `+unchanged
 	}()
 	var state string
 	var n int
-	if _, err = br.Exec(); err == nil {
+	for i := 0; i < 2 && err == nil; i++ {
+		_, err = br.Exec() // BEGIN, the kept plans
+	}
+	if err == nil {
 		err = br.QueryRow().Scan(&state)
 	}
 	if err == nil {

@@ -51,10 +51,11 @@ func MergePage(ctx context.Context, tx pgx.Tx, mergeSQL string, recs []StagedRec
 	if _, err := tx.Exec(ctx, stageDDL); err != nil {
 		return mc, err
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ads_stage"}, stageColumns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
+	if _, err := copyBinary(ctx, tx, "ads_stage", stageColumns, len(recs), func(i int, vals []any) []any {
 		r := &recs[i]
-		return []any{r.AccountID, r.ID, r.ParentID, json.RawMessage(r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, r.DocHash}, nil
-	})); err != nil {
+		// Pointers: boxed with no allocation of their own.
+		return append(vals, &r.AccountID, &r.ID, &r.ParentID, (*json.RawMessage)(&r.Raw), r.CreatedAt, r.UpdatedAt, r.Deleted, &r.DocHash)
+	}); err != nil {
 		return mc, err
 	}
 	written, err := runMerge(ctx, tx, mergeSQL, &mc)
@@ -150,7 +151,7 @@ WHERE NOT deleted AND id IN (SELECT id FROM `+t+` WHERE NOT deleted EXCEPT SELEC
 // by someone else (the caller then merges them instead). Call it inside the
 // page's transaction.
 func InsertNew(ctx context.Context, tx pgx.Tx, table string, columns []string, recs []StagedRecord,
-	row func(*StagedRecord) []any) (inserted, deleted int64, ok bool, err error) {
+	row func(r *StagedRecord, vals []any) []any) (inserted, deleted int64, ok bool, err error) {
 	if len(recs) == 0 {
 		return 0, 0, true, nil
 	}
@@ -158,9 +159,7 @@ func InsertNew(ctx context.Context, tx pgx.Tx, table string, columns []string, r
 	if err != nil {
 		return 0, 0, false, err
 	}
-	n, err := sp.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
-		return row(&recs[i]), nil
-	}))
+	n, err := copyBinary(ctx, sp, table, columns, len(recs), func(i int, vals []any) []any { return row(&recs[i], vals) })
 	if err != nil {
 		_ = sp.Rollback(ctx)
 		var pgErr *pgconn.PgError
