@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adsync/adsync/jobs/jobstest"
 	"github.com/adsync/adsync/sync/store"
+	"github.com/adsync/adsync/sync/synctest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +20,7 @@ import (
 func TestInsertNewStoresEveryValueAsPgxCopyFromDoes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := jobstest.Pool(t, jobstest.MigratedDatabase(t))
+	pool := synctest.Pool(t, synctest.MigratedDatabase(t))
 	const cols = `(id text PRIMARY KEY, v varchar, n bigint, i integer, b boolean, ts timestamptz, j jsonb, arr text[], num numeric)`
 	_, err := pool.Exec(ctx, `CREATE TABLE by_pgx `+cols+`; CREATE TABLE by_insert_new `+cols)
 	require.NoError(t, err)
