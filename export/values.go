@@ -6,10 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
-
-var zstdCodec = zstd.Codec{Level: zstd.SpeedDefault}
 
 // convert turns a value scanned from Postgres into what the Parquet writer
 // expects for the column's kind.
