@@ -38,6 +38,9 @@ type rowBuilder struct {
 	// arena holds copies of the bytes of a batch's values: the raw values
 	// are only valid until the next row is read.
 	arena []byte
+	// elems is the elements of the array being read, reused from row to
+	// row so that reading an array allocates nothing.
+	elems [][]byte
 }
 
 func newRowBuilder(t Table, run int64, types *pgtype.Map) *rowBuilder {
@@ -185,7 +188,8 @@ func (b *rowBuilder) binaryValue(k Kind, oid uint32, raw []byte) (parquet.Value,
 // list appends a one-dimensional array as a LIST: an empty list is one
 // null at definition level 0; null elements are left out, as convert does.
 func (b *rowBuilder) list(row parquet.Row, col int, c Column, f pgconn.FieldDescription, raw []byte) (parquet.Row, error) {
-	elems, elemOID, ok := binaryArray(raw)
+	elems, elemOID, ok := binaryArray(b.elems[:0], raw)
+	b.elems = elems
 	if !ok {
 		return b.fallback(row, col, c, f, raw, 0)
 	}
@@ -299,29 +303,28 @@ func binaryInt(oid uint32, raw []byte) (int64, bool) {
 }
 
 // binaryArray splits a one-dimensional array in Postgres's binary format
-// into its elements (nil for a null element).
-func binaryArray(raw []byte) ([][]byte, uint32, bool) {
+// into its elements (nil for a null element), appended to out.
+func binaryArray(out [][]byte, raw []byte) ([][]byte, uint32, bool) {
 	if len(raw) < 12 {
-		return nil, 0, false
+		return out, 0, false
 	}
 	ndim := int32(binary.BigEndian.Uint32(raw))
 	elemOID := binary.BigEndian.Uint32(raw[8:])
 	p := raw[12:]
 	if ndim == 0 {
-		return nil, elemOID, true
+		return out, elemOID, true
 	}
 	if ndim != 1 || len(p) < 8 {
-		return nil, 0, false
+		return out, 0, false
 	}
 	n := int(int32(binary.BigEndian.Uint32(p)))
 	p = p[8:]
 	if n < 0 || n > len(p)/4 {
-		return nil, 0, false
+		return out, 0, false
 	}
-	out := make([][]byte, 0, n)
 	for i := 0; i < n; i++ {
 		if len(p) < 4 {
-			return nil, 0, false
+			return out, 0, false
 		}
 		l := int(int32(binary.BigEndian.Uint32(p)))
 		p = p[4:]
@@ -330,7 +333,7 @@ func binaryArray(raw []byte) ([][]byte, uint32, bool) {
 			continue
 		}
 		if l > len(p) {
-			return nil, 0, false
+			return out, 0, false
 		}
 		out = append(out, p[:l:l])
 		p = p[l:]
