@@ -12,9 +12,19 @@ import (
 // zstdCodec compresses every Parquet page the export writes.
 var zstdCodec = newKeptEncoders(runtime.GOMAXPROCS(0))
 
-// keptEncoders is parquet-go's zstd codec (the same level and frame
-// options) with its encoders kept in a bounded free list instead of a
-// sync.Pool. A sync.Pool is emptied by every second garbage collection,
+// pageWindow is the zstd window of the export's encoders. Each Parquet page
+// is compressed on its own and parquet-go cuts pages at 256 KiB, so no
+// match reaches further back than this; for pages up to this size the
+// compressed bytes are those of zstd's default window (8 MiB), frame header
+// included. parquet-go's own codec keeps the default window, and each of
+// its encoders a history buffer of twice that, 16 MiB, live for the whole
+// run: the largest part of an export's memory, for nothing a page can use.
+const pageWindow = 1 << 20
+
+// keptEncoders is parquet-go's zstd codec (the same level, SpeedDefault,
+// about zstd's level 3 and DuckDB's default, and frame options) with a
+// window of pageWindow and its encoders kept in a bounded free list
+// instead of a sync.Pool. A sync.Pool is emptied by every second garbage collection,
 // and a table of many small pages then built a new encoder (its match
 // tables, about a megabyte each, allocated and cleared) for a good share
 // of its pages; a kept encoder is reset, not rebuilt. The list holds at
@@ -43,7 +53,7 @@ func (c *keptEncoders) Encode(dst, src []byte) ([]byte, error) {
 		c.built.Add(1)
 		var err error
 		e, err = kzstd.NewWriter(nil, kzstd.WithEncoderConcurrency(1), kzstd.WithEncoderLevel(c.Level),
-			kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+			kzstd.WithWindowSize(pageWindow), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
 		if err != nil {
 			return nil, err
 		}

@@ -22,7 +22,7 @@ func pageOf(n int) []byte {
 // 8 MiB window) writes, frame header included, for every page size
 // parquet-go cuts (256 KiB) and beyond, up to the smaller window: the
 // files are the same byte for byte.
-func TestPageCodecWritesTheDefaultWindowsBytesForAPage(t *testing.T) {
+func TestAPageCompressesToTheBytesOfTheDefaultWindow(t *testing.T) {
 	def := &pqzstd.Codec{Level: pqzstd.SpeedDefault}
 	for _, n := range []int{0, 1, 100, 1024, 1025, 4096, 65536, 256 << 10, 300 << 10, pageWindow} {
 		page := pageOf(n)
@@ -41,9 +41,8 @@ func TestPageCodecWritesTheDefaultWindowsBytesForAPage(t *testing.T) {
 // window: the export keeps one per core for the whole run, so that history
 // set the largest part of its memory. Not parallel: no other test
 // allocates while it measures.
-func TestPageCodecEncoderHoldsAFewMiB(t *testing.T) {
-	var c pageCodec
-	c.Level = pqzstd.SpeedDefault
+func TestAnEncoderHoldsAFewMiB(t *testing.T) {
+	c := newKeptEncoders(1)
 	page := pageOf(256 << 10)
 	var before, after runtime.MemStats
 	runtime.GC()
