@@ -157,6 +157,10 @@ func (c *Client) WithUserToken(tok *Token) *Client {
 // UserToken returns the token user requests are signed with (nil: none).
 func (c *Client) UserToken() *Token { return c.cfg.UserToken }
 
+// MaxAttempts is how many times the client sends a request whose answer
+// is lost (5xx, a dropped connection) when resending it is safe.
+func (c *Client) MaxAttempts() int { return c.cfg.MaxAttempts }
+
 // TokenUserID is the id of the user tok acts for: its UserID when known,
 // else the digits the service's access tokens carry before their dash
 // (publicly known format "<user id>-<random>"; the spec does not show it),

@@ -34,13 +34,13 @@ func (e *DuplicateNameError) Unwrap() error { return e.Err }
 // returns its id. A name already in use answers a *DuplicateNameError
 // naming the existing audience.
 //
-// A create whose answer was lost (5xx, connection reset) is sent again: the
-// unique name makes that safe, and a duplicate answered to the resend means
-// the lost attempt created the audience, so its id is returned.
+// A create whose answer was lost (5xx, connection reset) is sent again, as
+// often as the client sends any request it may resend (MaxAttempts): the
+// unique name makes that safe, and a duplicate answered to a resend means
+// a lost attempt created the audience, so its id is returned.
 func CreateAudience(ctx context.Context, c *api.Client, accountID, name string) (string, error) {
-	const tries = 3
 	var err error
-	for try := 1; try <= tries; try++ {
+	for try := 1; try <= max(c.MaxAttempts(), 1); try++ {
 		var id string
 		id, err = createOnce(ctx, c, accountID, name)
 		var dup *DuplicateNameError

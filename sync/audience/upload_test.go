@@ -304,6 +304,25 @@ func TestCreateAudienceWhoseAnswerWasLostIsNotReportedAsADuplicate(t *testing.T)
 	require.NotEqual(t, id, id2)
 }
 
+// A create is sent again as often as the client sends any request it may
+// resend: answers lost that many times but once still end with the
+// audience the first attempt created, and one more loss is the error.
+func TestACreateWhoseAnswersAreLostIsSentAsOftenAsTheClientResendsAnyRequest(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	n := b.deps.API.MaxAttempts()
+	require.GreaterOrEqual(t, n, 4, "the default")
+	b.srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/custom_audiences", Method: "POST", Kind: fixtures.FaultResetAfter, Times: n - 1})
+	id, err := audience.CreateAudience(ctx, b.deps.API, b.account, "lost often")
+	require.NoError(t, err)
+	require.Contains(t, b.srv.AdsTruth().Accounts[b.account]["custom_audiences"].IDs, id)
+
+	b.srv.AddFault(fixtures.FaultRule{Path: "/ads/12/accounts/*/custom_audiences", Method: "POST", Kind: fixtures.Fault500, Times: n})
+	_, err = audience.CreateAudience(ctx, b.deps.API, b.account, "never answered")
+	require.Error(t, err, "after as many attempts as any request")
+}
+
 func TestABatchTheServiceKeepsFailingIsSentOnlyAsOftenAsTheClientRetries(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
