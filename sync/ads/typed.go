@@ -29,6 +29,16 @@ func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) (
 	escaped := slices.ContainsFunc(top, func(m topMember) bool { return bytes.IndexByte(m.key, '\\') >= 0 })
 	cols := e.LiveColumns()
 	out := make([]any, len(cols))
+	// set fills column i from the member at top[j] (j < 0: none, NULL
+	// whatever the type); false when Go cannot compute it.
+	set := func(i, j int) bool {
+		if j < 0 {
+			return true
+		}
+		v, ok := typedValue(cols[i].Type, raw[top[j].start:top[j].end])
+		out[i] = v
+		return ok
+	}
 	if escaped {
 		for i, col := range cols {
 			if col.FromParent {
@@ -36,15 +46,9 @@ func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) (
 				continue
 			}
 			f := col.field()
-			j := slices.IndexFunc(top, func(m topMember) bool { return string(m.key) == f })
-			if j < 0 {
-				continue // a missing field is NULL whatever the type
-			}
-			v, ok := typedValue(col.Type, raw[top[j].start:top[j].end])
-			if !ok {
+			if !set(i, slices.IndexFunc(top, func(m topMember) bool { return string(m.key) == f })) {
 				return nil, false
 			}
-			out[i] = v
 		}
 		return out, true
 	}
@@ -61,14 +65,13 @@ func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) (
 		for j < len(top) && string(top[j].key) < f {
 			j++
 		}
+		at := j
 		if j == len(top) || string(top[j].key) != f {
-			continue // a missing field is NULL whatever the type
+			at = -1
 		}
-		v, ok := typedValue(col.Type, raw[top[j].start:top[j].end])
-		if !ok {
+		if !set(i, at) {
 			return nil, false
 		}
-		out[i] = v
 	}
 	return out, true
 }
