@@ -169,7 +169,17 @@ func TestTargetingOptionListsEqualTheServicesAndRefreshWhole(t *testing.T) {
 	var mu sync.Mutex
 	held := map[string]int{}
 	loads := map[string]int{}
-	b := setupSync(t, func(o *fixtures.Options) { o.Locations = 0 }, func(d *jobs.Deps, _ *synctest.Fake) { // the whole list
+	// The fake's clock (the sync's too) stands still at the suite's
+	// instant: the events list holds the events not ended by now, and a
+	// run across an event's end (at a UTC midnight) would find the list
+	// changed between the sync and the check.
+	now, err := fixtures.SuiteNow()
+	require.NoError(t, err)
+	b := setupSync(t, func(o *fixtures.Options) {
+		o.Locations = 0 // the whole list
+		o.Now = func() time.Time { return now }
+		o.TimestampWindow = max(o.TimestampWindow, time.Since(now).Abs()+time.Hour)
+	}, func(d *jobs.Deps, _ *synctest.Fake) {
 		d.SyncPageHook = func(entity string, n int) {
 			mu.Lock()
 			defer mu.Unlock()
