@@ -19,7 +19,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
+	// One generated service for the whole run, whichever hour it crosses, with
+	// a location list of 2,000 entries: the commands sync and export every
+	// list, and the full one (tens of thousands) is the jobs tests'.
+	fixtures.PinForTests(2000)
 	code := localpg.Main(m)
 	removeBuiltAdsync()
 	os.Exit(code)

@@ -71,17 +71,16 @@ it and never stop it). With --addr it serves a fake of its own, never the demo's
 				opts.PostsPerAccount < 0 || opts.AudiencesPerAccount < 0 || opts.MediaPerAccount < 0 || opts.Users < 0 {
 				return usageError("fixtures serve: --accounts must be at least 1 and other sizes (--users too) at least 0")
 			}
-			anchor, err := fixtures.AnchorFromEnv()
-			if err != nil {
+			if err := fixtures.FromEnv(&opts); err != nil {
 				return usageError("fixtures serve: %v", err)
 			}
-			opts.Anchor = anchor
 			opts.RateLimits.Disabled = rateLimitsOff
 			if !cmd.Flags().Changed("addr") && demoDatabaseHere() {
 				if changed := changedFlags(cmd, demoFakeDataFlags); len(changed) > 0 {
 					return usageError("fixtures serve: in the demo's directory, without --addr, it serves the demo's shared fake, "+
 						"with its generated data and credentials: pass --addr to serve a fake of your own with %s", strings.Join(changed, ", "))
 				}
+				var err error
 				if opts.Anchor, err = demoAnchor(demoAnchorFile, time.Now()); err != nil {
 					return err
 				}

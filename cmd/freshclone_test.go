@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adsync/adsync/fixtures"
 	"github.com/adsync/adsync/fixtures/handbook"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/stretchr/testify/require"
@@ -64,10 +65,12 @@ func newFreshClone(t *testing.T) *freshClone {
 			require.NoError(t, os.Symlink(nm, filepath.Join(dir, "export", "testdata", "node_modules")))
 		}
 	}
-	// A new user's environment: nothing of adsync configured.
+	// A new user's environment: nothing of adsync configured (the fake's
+	// shorter location list kept: TestMain's, which changes nothing a user
+	// is shown).
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ADSYNC_") {
+		if !strings.HasPrefix(kv, "ADSYNC_") || strings.HasPrefix(kv, fixtures.LocationsEnv+"=") {
 			env = append(env, kv)
 		}
 	}

@@ -34,7 +34,10 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	fixtures.PinAnchor() // one generated service for the whole run, whichever hour it crosses
+	// One generated service for the whole run, whichever hour it crosses, with
+	// a location list of 2,000 entries: the commands sync and export every
+	// list, and the full one (tens of thousands) is the jobs tests'.
+	fixtures.PinForTests(2000)
 	os.Exit(runTests(m))
 }
 
@@ -84,7 +87,12 @@ const testWorker = "worker: {heartbeat: 200ms, dead_after: 1s, job_timeout: 5m}\
 // extra appended (YAML).
 func newEnv(t testing.TB, tweak func(*fixtures.Options), extra string) *env {
 	t.Helper()
-	served := fixtures.Serve(t, tweak)
+	served := fixtures.Serve(t, func(o *fixtures.Options) {
+		o.Locations = 2000 // as the fakes the commands serve (TestMain): a test that needs more says so
+		if tweak != nil {
+			tweak(o)
+		}
+	})
 	srv, opts := served.Server, served.Options()
 	e := &env{srv: srv, db: synctest.MigratedDatabase(t), dir: t.TempDir(), base: served.URL, exe: adsyncExe()}
 	pool, err := store.Connect(context.Background(), e.db, store.ConnectOptions{MaxConns: 8})

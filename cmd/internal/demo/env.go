@@ -162,12 +162,10 @@ func (e *Env) FakeForDemo(ctx context.Context, cfg *config.Config, serviceConfig
 // run in its directory (started if none runs), else one served in this
 // process. how says which, for people.
 func (e *Env) StartFake(ctx context.Context, cfg *config.Config) (apiURL, adsURL, how string, err error) {
-	anchor, err := fixtures.AnchorFromEnv()
-	if err != nil {
+	opts := fixtures.DefaultOptions()
+	if err := fixtures.FromEnv(&opts); err != nil {
 		return "", "", "", err
 	}
-	opts := fixtures.DefaultOptions()
-	opts.Anchor = anchor
 	if e.db {
 		apiURL, how, err = e.sharedFake(ctx)
 	} else {
