@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -68,11 +69,23 @@ func TestTwoRunsWithChangesBetweenReadByTheDocsQueryEqualPostgres(t *testing.T) 
 		histories[h.View()] = true
 	}
 	ctx := context.Background()
+	// The last export records itself in sync_runs while it runs: its own
+	// row is exported by it only when no transaction open at its start
+	// held its watermark back, else by the next export. Its row is left
+	// out of both sides, as the Iceberg tests leave it out.
+	var lastExport int64
+	require.NoError(t, e.pool.QueryRow(ctx, `SELECT max(id) FROM sync_runs WHERE pipeline = 'export'`).Scan(&lastExport))
+	ownRow := func(table string) string {
+		if table == "sync_runs" {
+			return fmt.Sprintf(" WHERE id <> %d", lastExport)
+		}
+		return ""
+	}
 	queries := map[string]string{}
 	want := map[string]int64{}
 	for _, tb := range export.Tables() {
 		var n int64
-		require.NoError(t, e.pool.QueryRow(ctx, "SELECT count(*) FROM "+tb.From).Scan(&n), tb.Name)
+		require.NoError(t, e.pool.QueryRow(ctx, "SELECT count(*) FROM "+tb.From+ownRow(tb.Name)).Scan(&n), tb.Name)
 		want[tb.Name] = n
 		files, _ := filepath.Glob(filepath.Join(out, tb.Name, "*", "*.parquet"))
 		if len(files) == 0 {
@@ -86,7 +99,7 @@ func TestTwoRunsWithChangesBetweenReadByTheDocsQueryEqualPostgres(t *testing.T) 
 		}
 		sql, err := tq.For(tb.Name, out)
 		require.NoError(t, err)
-		queries[tb.Name] = "SELECT count(*)::BIGINT AS n FROM (" + sql + ")"
+		queries[tb.Name] = "SELECT count(*)::BIGINT AS n FROM (" + sql + ")" + ownRow(tb.Name)
 		queries[tb.Name+" (all versions)"] = "SELECT count(*)::BIGINT AS n FROM read_parquet('" + out + "/" + tb.Name + "/*/*.parquet')"
 		if histories[tb.Name] {
 			// A version closed after it was exported is exported again:
