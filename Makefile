@@ -36,7 +36,7 @@ fmt-check:
 	@out=$$(gofmt -l $(GO_FILES)); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet -trimpath ./...
 
 ## bench: the benchmarks, each figure beside its baseline measured in the same run, printed and written to docs/performance-figures.md
 bench:

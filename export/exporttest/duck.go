@@ -5,8 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
+
+	"github.com/adsync/adsync/fixtures/handbook"
 )
 
 // File is what DuckDB reports of one file.
@@ -30,10 +31,9 @@ type Result struct {
 	CPUMillis map[string]float64 `json:"cpu_millis"`
 }
 
-// testdata is export/testdata, found from this file's location.
+// testdata is export/testdata.
 func testdata() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "testdata")
+	return filepath.Join(handbook.Root(), "export", "testdata")
 }
 
 // Duck reads files (row counts and column types) and runs queries with DuckDB.
