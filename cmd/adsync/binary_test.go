@@ -47,7 +47,7 @@ func buildPlainAdsync(dir string) error {
 		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	out := filepath.Join(dir, "adsync")
-	cmd := exec.Command(goCmd, "build", "-o", out, ".")
+	cmd := exec.Command(goCmd, "build", "-ldflags=-w", "-o", out, ".") // no DWARF, as the test binaries (.ci/test-race)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building adsync without -race: %w\n%s", err, b)
 	}
