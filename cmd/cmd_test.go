@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/adsyncbin"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 	// list, and the full one (tens of thousands) is the jobs tests'.
 	fixtures.PinForTests(2000)
 	code := localpg.Main(m)
-	removeBuiltAdsync()
+	adsyncbin.Cleanup()
 	os.Exit(code)
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -13,12 +12,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/adsyncbin"
 	"github.com/adsync/adsync/fixtures/handbook"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/stretchr/testify/require"
@@ -46,7 +45,7 @@ func newFreshClone(t *testing.T) *freshClone {
 		stopLeftPostgres(filepath.Join(dir, demoDir, "pg", "data"))
 		_ = os.RemoveAll(dir)
 	})
-	exe, err := builtAdsync()
+	exe, err := adsyncbin.Path()
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "bin"), 0o755))
 	require.NoError(t, copyFile(exe, filepath.Join(dir, "bin", "adsync"), 0o755))
@@ -75,47 +74,6 @@ func newFreshClone(t *testing.T) *freshClone {
 		}
 	}
 	return &freshClone{dir: dir, env: env}
-}
-
-// adsyncBuild is bin/adsync built once for the test binary's fresh clones
-// (each copies it): the build is the same for each.
-var adsyncBuild struct {
-	once sync.Once
-	dir  string
-	exe  string
-	err  error
-}
-
-// builtAdsync builds ./adsync from this tree, once per test binary, and
-// returns the binary's path.
-func builtAdsync() (string, error) {
-	adsyncBuild.once.Do(func() {
-		adsyncBuild.dir, adsyncBuild.err = os.MkdirTemp("", "adsync-build-")
-		if adsyncBuild.err != nil {
-			return
-		}
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			adsyncBuild.err = err
-			return
-		}
-		exe := filepath.Join(adsyncBuild.dir, "adsync")
-		// No DWARF: a quarter of the link, and nothing here reads it.
-		if out, err := exec.Command(goBin, "build", "-ldflags=-w", "-o", exe, "./adsync").CombinedOutput(); err != nil {
-			adsyncBuild.err = fmt.Errorf("go build: %w: %s", err, out)
-			return
-		}
-		adsyncBuild.exe = exe
-	})
-	return adsyncBuild.exe, adsyncBuild.err
-}
-
-// removeBuiltAdsync removes what builtAdsync built; TestMain calls it when
-// the tests end.
-func removeBuiltAdsync() {
-	if adsyncBuild.dir != "" {
-		_ = os.RemoveAll(adsyncBuild.dir)
-	}
 }
 
 // copyFile copies src to dst with mode perm.

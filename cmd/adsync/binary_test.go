@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
+
+	"github.com/adsync/adsync/fixtures/adsyncbin"
 )
 
 // The processes these tests start run a plain build of adsync, compiled
@@ -34,23 +32,14 @@ func raceAdsync() string {
 	return self
 }
 
-// buildPlainAdsync sets plainAdsync: this binary when it is not
-// race-built, else a build of this package without -race in dir. It
-// returns what went wrong, with the go command's output.
-func buildPlainAdsync(dir string) error {
+// setPlainAdsync sets plainAdsync: this binary when it is not race-built,
+// else the run's plain build (adsyncbin).
+func setPlainAdsync() error {
 	if !raceBuilt {
 		plainAdsync = raceAdsync()
 		return nil
 	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	out := filepath.Join(dir, "adsync")
-	cmd := exec.Command(goCmd, "build", "-ldflags=-w", "-o", out, ".") // no DWARF, as the test binaries (.ci/test-race)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building adsync without -race: %w\n%s", err, b)
-	}
-	plainAdsync = out
-	return nil
+	exe, err := adsyncbin.Path()
+	plainAdsync = exe
+	return err
 }

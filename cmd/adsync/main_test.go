@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/adsync/adsync/fixtures"
+	"github.com/adsync/adsync/fixtures/adsyncbin"
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/sync/store"
 	"github.com/adsync/adsync/sync/synctest"
@@ -44,13 +45,8 @@ func TestMain(m *testing.M) {
 // runTests builds the adsync the tests start (see binary_test.go), then
 // runs them.
 func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "adsync-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if err := buildPlainAdsync(dir); err != nil {
+	defer adsyncbin.Cleanup()
+	if err := setPlainAdsync(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
