@@ -197,35 +197,35 @@ type Row struct {
 // placement's or span's), and dropping the others silently would hide
 // that the service answered something else.
 func Decode(q Query, asked url.Values, body []byte) ([]Row, error) {
-	var r response
-	if err := json.Unmarshal(body, &r); err != nil {
+	r, err := parseAnswer(body)
+	if err != nil {
 		return nil, fmt.Errorf("%s: decoding: %w", EndpointSync, err)
 	}
-	if r.Request != nil && r.Request.Params != nil {
-		if err := checkParams("the stats answer", q.Account.ID, asked, *r.Request.Params); err != nil {
+	if r.params != nil {
+		if err := checkParams("the stats answer", q.Account.ID, asked, *r.params); err != nil {
 			return nil, err
 		}
 	}
-	for _, d := range r.Data {
-		if !slices.Contains(q.IDs, d.ID) {
+	for _, d := range r.data {
+		if !slices.Contains(q.IDs, d.id) {
 			return nil, &MismatchError{What: "the stats answer", Asked: describeValues(q.Account.ID, asked),
-				Got: fmt.Sprintf("stats of %s id %s", q.Entity, d.ID), Fields: []string{"entity_ids"}}
+				Got: fmt.Sprintf("stats of %s id %s", q.Entity, d.id), Fields: []string{"entity_ids"}}
 		}
 	}
-	n := r.TimeSeriesLength
+	n := r.length
 	var out []Row
-	for _, d := range r.Data {
-		for _, idd := range d.IDData {
+	for _, d := range r.data {
+		for _, idd := range d.idData {
 			series := make([][]*int64, len(Columns)) // per column, per bucket
-			for name, raw := range idd.Metrics {
-				if err := decodeMetric(name, raw, series); err != nil {
-					return nil, fmt.Errorf("%s: id %s: %w", EndpointSync, d.ID, err)
+			for _, m := range idd.metrics {
+				if err := decodeMetric(m.name, m.raw, series); err != nil {
+					return nil, fmt.Errorf("%s: id %s: %w", EndpointSync, d.id, err)
 				}
 			}
 			for i := 0; i < n; i++ {
-				row := Row{EntityID: d.ID, Values: make([]*int64, len(Columns))}
-				if idd.Segment != nil {
-					row.SegmentName, row.SegmentValue = idd.Segment.Name, idd.Segment.Value
+				row := Row{EntityID: d.id, Values: make([]*int64, len(Columns))}
+				if idd.segment {
+					row.SegmentName, row.SegmentValue = idd.name, idd.value
 				}
 				some := false
 				for c, xs := range series {
@@ -254,16 +254,23 @@ func decodeMetric(name string, raw json.RawMessage, series [][]*int64) error {
 	if c := columnIndex(name, ""); c >= 0 {
 		return decodeSeries(raw, &series[c])
 	}
-	var obj map[string][]*int64
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		if columnIndex(name, webConversionMembers[0]) < 0 && columnIndex(name, mobileConversionMembers[0]) < 0 {
-			return nil // unknown metric of another shape
+	members, values, ok := scanMembers(raw)
+	if !ok {
+		var obj map[string][]*int64
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			if columnIndex(name, webConversionMembers[0]) < 0 && columnIndex(name, mobileConversionMembers[0]) < 0 {
+				return nil // unknown metric of another shape
+			}
+			return fmt.Errorf("metric %s: %w", name, err)
 		}
-		return fmt.Errorf("metric %s: %w", name, err)
+		members, values = members[:0], values[:0]
+		for mem, xs := range obj {
+			members, values = append(members, mem), append(values, xs)
+		}
 	}
-	for mem, xs := range obj {
+	for k, mem := range members {
 		if c := columnIndex(name, mem); c >= 0 {
-			series[c] = xs
+			series[c] = values[k]
 		}
 	}
 	return nil
