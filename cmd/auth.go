@@ -3,7 +3,6 @@ package adsynccmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/adsync/adsync/sync/access"
@@ -182,18 +181,7 @@ func (a *app) authBearerCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tok, replaced, err := api.CheckBearerToken(ctx, c)
-			if err != nil {
-				return err
-			}
-			if replaced {
-				fmt.Fprintln(a.stdout, "the cached bearer token was no longer accepted by the service; obtained a new one")
-			}
-			fmt.Fprintf(a.stdout, "bearer token ready (%s)\n", api.MaskToken(tok))
-			if a.cfg.DatabaseURL == "" {
-				fmt.Fprintln(a.stdout, "not cached: no database configured")
-			}
-			return nil
+			return access.Bearer(ctx, c, a.cfg.DatabaseURL != "", a.stdout)
 		},
 	}
 }
@@ -209,16 +197,7 @@ func (a *app) authBearerRevokeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tok, already, err := api.RevokeBearerToken(ctx, c)
-			if err != nil {
-				return err
-			}
-			if already {
-				fmt.Fprintf(a.stdout, "bearer token (%s) was already invalid; dropped from the cache\n", api.MaskToken(tok))
-				return nil
-			}
-			fmt.Fprintf(a.stdout, "bearer token (%s) invalidated\n", api.MaskToken(tok))
-			return nil
+			return access.RevokeBearer(ctx, c, a.stdout)
 		},
 	}
 }

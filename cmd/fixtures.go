@@ -51,7 +51,6 @@ func (a *app) fixturesCommand() *cobra.Command {
 func (a *app) fixturesServeCommand() *cobra.Command {
 	opts := fixtures.DefaultOptions()
 	var addr, addrFile string
-	var rateLimitsOff bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the fake service (API, ads and sandbox bases on one listener) until interrupted",
@@ -74,7 +73,6 @@ it and never stop it). With --addr it serves a fake of its own, never the demo's
 			if err := fixtures.FromEnv(&opts); err != nil {
 				return usageError("fixtures serve: %v", err)
 			}
-			opts.RateLimits.Disabled = rateLimitsOff
 			if !cmd.Flags().Changed("addr") && demoDatabaseHere() {
 				if changed := changedFlags(cmd, demoFakeDataFlags); len(changed) > 0 {
 					return usageError("fixtures serve: in the demo's directory, without --addr, it serves the demo's shared fake, "+
@@ -113,7 +111,7 @@ it and never stop it). With --addr it serves a fake of its own, never the demo's
 	f.BoolVar(&opts.AllowLoopbackCallbacks, "allow-loopback-callbacks", opts.AllowLoopbackCallbacks, "also accept any http://127.0.0.1:PORT/ callback")
 	f.BoolVar(&opts.SignInWithEnabled, "sign-in-with", opts.SignInWithEnabled, "the application's sign-in setting (authenticate skips approval for returning users)")
 	f.IntVar(&opts.BearerRequestLimit, "bearer-limit", opts.BearerRequestLimit, "bearer token requests allowed per window before 403 code 99")
-	f.BoolVar(&rateLimitsOff, "rate-limits-off", false, "serve without rate limits")
+	f.BoolVar(&opts.RateLimits.Disabled, "rate-limits-off", false, "serve without rate limits")
 	f.DurationVar(&opts.RateLimits.Window, "rate-window", opts.RateLimits.Window, "default rate-limit window")
 	f.IntVar(&opts.RateLimits.Limit, "rate-limit", opts.RateLimits.Limit, "default requests per window and endpoint")
 	f.IntVar(&opts.RateLimits.AudienceUsersLimit, "audience-limit", opts.RateLimits.AudienceUsersLimit, "audience user requests per audience window")

@@ -8,7 +8,9 @@
 //
 // It also adds and removes users, as adsync auth does: the three-legged login
 // at a terminal (Login), checking and storing pasted tokens (Onboarding.Add),
-// revoking and forgetting a user (Revoke, Remove) and listing them (List).
+// revoking and forgetting a user (Revoke, Remove) and listing them (List),
+// and obtains or revokes the application-only bearer token (Bearer,
+// RevokeBearer), which it shows masked.
 //
 // It owns which accounts each user reaches (account_users), the users adsync
 // knows (api_users) and the choice of who acts for an account. It must not
