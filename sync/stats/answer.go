@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -107,14 +108,25 @@ func (s *scanner) next(c byte) bool {
 	return false
 }
 
-// null takes a null literal when one is next.
-func (s *scanner) null() bool {
+// literal takes lit (null, true or false) when it is next.
+func (s *scanner) literal(lit string) bool {
 	s.space()
-	if strings.HasPrefix(string(s.b[s.i:min(s.i+4, len(s.b))]), "null") {
-		s.i += 4
+	if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+		s.i += len(lit)
 		return true
 	}
 	return false
+}
+
+// null takes a null literal when one is next.
+func (s *scanner) null() bool { return s.literal("null") }
+
+// rawValue takes one value of any kind (see skip) and returns its bytes.
+func (s *scanner) rawValue() ([]byte, bool) {
+	s.space()
+	start := s.i
+	ok := s.skip()
+	return s.b[start:s.i], ok
 }
 
 // plainString reads a string without escapes or control characters, in
@@ -187,55 +199,48 @@ func (s *scanner) array(elem func() bool) bool {
 	}
 }
 
-// fields tracks the keys of a struct-shaped object: a repeated field, or a
-// key encoding/json would match to a field by case folding, is left to
+// structObject reads an object that encoding/json would read into a
+// struct with fields names: read(n) reads the value of names[n], and an
+// unknown key's value is skipped. A repeated field, or a key that matches
+// a field only by case folding (as encoding/json matches it), is left to
 // encoding/json.
-type fields struct {
-	names []string
-	seen  uint64
-}
-
-// field is the index of key among the names: -1 for an unknown key, -2
-// for one to leave to encoding/json.
-func (f *fields) field(key string) int {
-	for n, name := range f.names {
-		if key == name {
-			if f.seen&(1<<n) != 0 {
-				return -2
+func (s *scanner) structObject(names []string, read func(n int) bool) bool {
+	var seen uint64
+	return s.object(func(key string) bool {
+		for n, name := range names {
+			if key == name {
+				if seen&(1<<n) != 0 {
+					return false
+				}
+				seen |= 1 << n
+				return read(n)
 			}
-			f.seen |= 1 << n
-			return n
 		}
-	}
-	for _, name := range f.names {
-		if strings.EqualFold(key, name) {
-			return -2
+		for _, name := range names {
+			if strings.EqualFold(key, name) {
+				return false
+			}
 		}
-	}
-	return -1
+		return s.skip()
+	})
 }
 
 // scanAnswer is the fast reader of a whole answer.
 func scanAnswer(body []byte) (answer, bool) {
 	s := &scanner{b: body}
 	var a answer
-	f := fields{names: []string{"request", "time_series_length", "data"}}
-	ok := s.object(func(key string) bool {
-		switch f.field(key) {
+	ok := s.structObject([]string{"request", "time_series_length", "data"}, func(n int) bool {
+		switch n {
 		case 0:
 			return s.request(&a)
 		case 1:
 			return s.length(&a.length)
-		case 2:
-			return s.array(func() bool {
-				d, ok := s.entity()
-				a.data = append(a.data, d)
-				return ok
-			})
-		case -1:
-			return s.skip()
 		}
-		return false
+		return s.array(func() bool {
+			d, ok := s.entity()
+			a.data = append(a.data, d)
+			return ok
+		})
 	})
 	s.space()
 	return a, ok && s.i == len(s.b)
@@ -248,28 +253,25 @@ func (s *scanner) request(a *answer) bool {
 	if s.null() {
 		return true
 	}
-	f := fields{names: []string{"params"}}
-	return s.object(func(key string) bool {
-		switch f.field(key) {
-		case 0:
-			if s.null() {
-				return true
-			}
-			s.space()
-			start := s.i
-			p, ok := s.params()
-			if !ok {
-				s.i = start
-				if !s.skip() || json.Unmarshal(s.b[start:s.i], &p) != nil {
-					return false
-				}
-			}
-			a.params = &p
+	return s.structObject([]string{"params"}, func(int) bool {
+		if s.null() {
 			return true
-		case -1:
-			return s.skip()
 		}
-		return false
+		s.space()
+		start := s.i
+		p, ok := s.params()
+		if !ok {
+			// Read again by encoding/json, into a fresh jobParams: what
+			// the fast reader filled before it gave up is not kept.
+			s.i = start
+			p = jobParams{}
+			raw, ok := s.rawValue()
+			if !ok || json.Unmarshal(raw, &p) != nil {
+				return false
+			}
+		}
+		a.params = &p
+		return true
 	})
 }
 
@@ -280,15 +282,10 @@ func (s *scanner) params() (jobParams, bool) {
 	strs := []*string{&p.AccountID, &p.Entity, &p.StartTime, &p.EndTime, &p.Granularity, &p.Placement}
 	opts := []**string{&p.SegmentationType, &p.Country, &p.Platform}
 	lists := []*textList{&p.EntityIDs, &p.MetricGroups}
-	f := fields{names: []string{"account_id", "entity", "start_time", "end_time", "granularity", "placement",
-		"segmentation_type", "country", "platform", "entity_ids", "metric_groups"}}
-	ok := s.object(func(key string) bool {
-		n := f.field(key)
+	names := []string{"account_id", "entity", "start_time", "end_time", "granularity", "placement",
+		"segmentation_type", "country", "platform", "entity_ids", "metric_groups"}
+	ok := s.structObject(names, func(n int) bool {
 		switch {
-		case n == -1:
-			return s.skip()
-		case n < 0:
-			return false
 		case n < len(strs):
 			v, ok := s.plainString()
 			*strs[n] = v
@@ -320,38 +317,32 @@ func (s *scanner) params() (jobParams, bool) {
 	return p, ok
 }
 
-// length reads a plain integer into n.
+// length reads an integer into n (a number of another form, or past an
+// int, is left to encoding/json).
 func (s *scanner) length(n *int) bool {
-	s.space()
-	start := s.i
-	if !s.skip() {
+	raw, ok := s.rawValue()
+	if !ok {
 		return false
 	}
-	v, err := strconv.Atoi(string(s.b[start:s.i]))
+	v, err := strconv.Atoi(string(raw))
 	*n = v
-	return err == nil && (s.b[start] != '0' || s.i-start == 1)
+	return err == nil
 }
 
 // entity reads one element of data.
 func (s *scanner) entity() (answerID, bool) {
 	var d answerID
-	f := fields{names: []string{"id", "id_data"}}
-	ok := s.object(func(key string) bool {
-		switch f.field(key) {
-		case 0:
+	ok := s.structObject([]string{"id", "id_data"}, func(n int) bool {
+		if n == 0 {
 			id, ok := s.plainString()
 			d.id = id
 			return ok
-		case 1:
-			return s.array(func() bool {
-				seg, ok := s.segmentEntry()
-				d.idData = append(d.idData, seg)
-				return ok
-			})
-		case -1:
-			return s.skip()
 		}
-		return false
+		return s.array(func() bool {
+			seg, ok := s.segmentEntry()
+			d.idData = append(d.idData, seg)
+			return ok
+		})
 	})
 	return d, ok
 }
@@ -359,17 +350,11 @@ func (s *scanner) entity() (answerID, bool) {
 // segmentEntry reads one element of id_data.
 func (s *scanner) segmentEntry() (answerSegment, bool) {
 	var as answerSegment
-	f := fields{names: []string{"segment", "metrics"}}
-	ok := s.object(func(key string) bool {
-		switch f.field(key) {
-		case 0:
+	ok := s.structObject([]string{"segment", "metrics"}, func(n int) bool {
+		if n == 0 {
 			return s.segment(&as)
-		case 1:
-			return s.metrics(&as)
-		case -1:
-			return s.skip()
 		}
-		return false
+		return s.metrics(&as)
 	})
 	return as, ok
 }
@@ -380,16 +365,12 @@ func (s *scanner) segment(as *answerSegment) bool {
 		return true
 	}
 	as.segment = true
-	f := fields{names: []string{"segment_name", "segment_value"}}
-	return s.object(func(key string) bool {
-		var ok bool
-		switch f.field(key) {
-		case 0:
-			as.name, ok = s.plainString()
-		case 1:
-			as.value, ok = s.plainString()
-		case -1:
-			ok = s.skip()
+	return s.structObject([]string{"segment_name", "segment_value"}, func(n int) bool {
+		v, ok := s.plainString()
+		if n == 0 {
+			as.name = v
+		} else {
+			as.value = v
 		}
 		return ok
 	})
@@ -404,13 +385,9 @@ func (s *scanner) metrics(as *answerSegment) bool {
 				return false
 			}
 		}
-		s.space()
-		start := s.i
-		if !s.skip() {
-			return false
-		}
-		as.metrics = append(as.metrics, answerMetric{key, s.b[start:s.i]})
-		return true
+		raw, ok := s.rawValue()
+		as.metrics = append(as.metrics, answerMetric{key, raw})
+		return ok
 	})
 }
 
@@ -437,13 +414,7 @@ func (s *scanner) skip() bool {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return s.skipNumber()
 	}
-	for _, lit := range []string{"null", "true", "false"} {
-		if strings.HasPrefix(string(s.b[s.i:min(s.i+len(lit), len(s.b))]), lit) {
-			s.i += len(lit)
-			return true
-		}
-	}
-	return false
+	return s.literal("null") || s.literal("true") || s.literal("false")
 }
 
 // skipString takes a string, escapes included.
@@ -535,13 +506,11 @@ func scanMembers(raw []byte) (members []string, series [][]*int64, ok bool) {
 		}
 		var xs []*int64
 		if !s.null() {
-			s.space()
-			start := s.i
-			if !s.skip() {
+			raw, ok := s.rawValue()
+			if !ok {
 				return false
 			}
-			var ok bool
-			if xs, ok = scanSeries(s.b[start:s.i]); !ok {
+			if xs, ok = scanSeries(raw); !ok {
 				return false
 			}
 		}
