@@ -57,19 +57,21 @@ func comparePairs(a, b [2]uint64) int {
 // normalization) is counted as a duplicate and not emitted again.
 //
 // Files have millions of rows, so the set holds fixed-size keys, not the
-// users, and holds only the newest of them in memory: a Go map of up to
-// memKeys keys (about 10 MB with the array that sorts them). When the map
-// is full its keys are sorted and written to a temporary file, a run, and
-// the map starts again; runs of similar size are merged, so a file of n
-// users leaves about log2(n / memKeys) runs. Each run keeps in memory a
-// Bloom filter (12 bits a key) and the first key of each of its blocks of
-// 256 keys: a key its filter does not know is not in the run, without a
-// read; one it may know (under 1% of new keys) is looked up with one read
-// of a 4 KiB block (from the page cache, which is not the process's
-// memory). The set therefore needs about 10 MB plus 1.6 bytes a user
-// (some 26 MB for 10 million users, where one map of them all took over
-// 300 MB, and the process's peak went from 690 to 140 MB), and its files
-// 16 bytes a user (160 MB), twice that while the two largest runs merge.
+// users, and holds only the newest of them in memory: up to memKeys keys
+// in a newestKeys (6 MB, 24 bytes a key). When it is full its keys are
+// sorted in place and written to a temporary file, a run, and it starts
+// again; runs of similar size are merged, so a file of n users leaves
+// about log2(n / memKeys) runs. Each run keeps in memory a Bloom filter
+// (12 bits a key) and the first key of each of its blocks of 256 keys: a
+// key its filter does not know is not in the run, without a read; one it
+// may know (under 1% of new keys) is looked up with one read of a 4 KiB
+// block (from the page cache, which is not the process's memory). A merge
+// lets go of its two runs' filters before it makes the merged run's, so
+// the set needs about 6 MB plus 1.6 bytes a user (some 22 MB for 10
+// million users, where one map of them all took over 300 MB), and its
+// files 16 bytes a user (160 MB), twice that while the two largest runs
+// merge. The process's peak is what BenchmarkPlanPeakRSS in sync/audience
+// measures.
 // A run's file is removed as soon as it is created (the set keeps it
 // open), so nothing is left behind, even by a killed process.
 //
@@ -78,15 +80,18 @@ func comparePairs(a, b [2]uint64) int {
 // million users. The filters only decide which keys are looked up: a key
 // is a duplicate only when its 16 bytes are found.
 type userSet struct {
-	mem map[userKey]struct{}
-	// memKeys is the map's size that writes a run; 0 is defaultMemKeys.
+	mem newestKeys
+	// memKeys is the count of keys in memory that writes a run; 0 is
+	// defaultMemKeys.
 	memKeys int
 	// dir is where runs are written; "" is os.TempDir().
 	dir    string
 	runs   []*keyRun           // oldest (largest) first
 	buf    []byte              // scratch for user objects no worker wrote
-	sorted [][2]uint64         // scratch for writing a run
 	bounds *[2][1 << 16]uint32 // scratch for sortPairs
+	// failed is a spill's error: the keys it held may no longer be known
+	// (a failed merge drops its runs), so the set answers nothing after.
+	failed error
 }
 
 // KeysInMemory is how many users' keys a plan keeps in memory before it
@@ -105,12 +110,17 @@ const (
 // add records u and reports whether it is new: false when a user with the
 // same identifiers was added before. An error is one of the set's files.
 func (s *userSet) add(u *HashedUser) (bool, error) {
+	if s.failed != nil {
+		return false, s.failed
+	}
 	if !u.keyed {
 		s.buf = u.AppendJSON(s.buf[:0])
 		u.key, u.keyed = keyOf(s.buf), true
 	}
 	k := u.key
-	if _, dup := s.mem[k]; dup {
+	p := pairOf(k)
+	slot, dup := s.mem.find(p)
+	if dup {
 		return false, nil
 	}
 	for _, r := range s.runs {
@@ -119,12 +129,12 @@ func (s *userSet) add(u *HashedUser) (bool, error) {
 			return false, err
 		}
 	}
-	if s.mem == nil {
-		s.mem = map[userKey]struct{}{}
-	}
-	s.mem[k] = struct{}{}
-	if len(s.mem) >= cmp.Or(s.memKeys, defaultMemKeys) {
-		return true, s.spill()
+	s.mem.insert(slot, p)
+	if len(s.mem.pairs) >= cmp.Or(s.memKeys, defaultMemKeys) {
+		if err := s.spill(); err != nil {
+			s.failed = err
+			return true, err
+		}
 	}
 	return true, nil
 }
@@ -137,19 +147,15 @@ func (s *userSet) close() {
 	s.runs = nil
 }
 
-// spill writes the map's keys as a run and empties the map (keeping its
+// spill writes the keys in memory as a run and forgets them (keeping their
 // memory for the next keys), then merges the newest runs while the one
 // before the last is no larger than twice the last.
 func (s *userSet) spill() error {
-	keys := s.sorted[:0]
-	for k := range s.mem {
-		keys = append(keys, pairOf(k))
-	}
+	keys := s.mem.pairs
 	if s.bounds == nil {
 		s.bounds = new([2][1 << 16]uint32)
 	}
 	sortPairs(keys, s.bounds)
-	s.sorted = keys
 	i := 0
 	r, err := writeRun(s.dir, len(keys), func() (k userKey, ok bool) {
 		if i == len(keys) {
@@ -163,18 +169,74 @@ func (s *userSet) spill() error {
 	if err != nil {
 		return err
 	}
-	clear(s.mem)
+	s.mem.reset()
 	s.runs = append(s.runs, r)
 	for n := len(s.runs); n >= 2 && s.runs[n-2].n <= 2*s.runs[n-1].n; n = len(s.runs) {
-		m, err := mergeRuns(s.dir, s.runs[n-2], s.runs[n-1])
+		a, b := s.runs[n-2], s.runs[n-1]
+		// A merge reads its runs' files only: their filters and block
+		// keys are let go before the merged run's are made, so the two
+		// never take memory at once (at 10 million users the filters are
+		// 15 MB).
+		s.runs = s.runs[:n-2]
+		a.dropIndex()
+		b.dropIndex()
+		m, err := mergeRuns(s.dir, a, b)
+		a.close()
+		b.close()
 		if err != nil {
 			return err
 		}
-		s.runs[n-2].close()
-		s.runs[n-1].close()
-		s.runs = append(s.runs[:n-2], m)
+		s.runs = append(s.runs, m)
 	}
 	return nil
+}
+
+// newestKeys holds the keys added since the last run was written: each as
+// its pair, in the order added, and an index of them (open addressing,
+// linear probing, at most half full) of 4 bytes a slot. That is 24 bytes a
+// key, sorted in place when they are written; a Go map and an array to
+// sort its keys took about 52.
+type newestKeys struct {
+	pairs [][2]uint64
+	slots []uint32 // 1 + a key's index in pairs; 0 is an empty slot
+}
+
+// find returns the slot of p: where it is (found), or where it goes.
+func (m *newestKeys) find(p [2]uint64) (slot int, found bool) {
+	if len(m.slots) == 0 {
+		m.slots = make([]uint32, 1024)
+	}
+	mask := uint64(len(m.slots) - 1)
+	// The low bits of a SHA-256 are as uniform as any.
+	for i := p[1] & mask; ; i = (i + 1) & mask {
+		j := m.slots[i]
+		if j == 0 {
+			return int(i), false
+		}
+		if m.pairs[j-1] == p {
+			return int(i), true
+		}
+	}
+}
+
+// insert adds p, which find put at slot.
+func (m *newestKeys) insert(slot int, p [2]uint64) {
+	m.pairs = append(m.pairs, p)
+	m.slots[slot] = uint32(len(m.pairs))
+	if 2*len(m.pairs) <= len(m.slots) {
+		return
+	}
+	m.slots = make([]uint32, 2*len(m.slots))
+	for j, q := range m.pairs {
+		i, _ := m.find(q)
+		m.slots[i] = uint32(j + 1)
+	}
+}
+
+// reset forgets every key and keeps the memory.
+func (m *newestKeys) reset() {
+	m.pairs = m.pairs[:0]
+	clear(m.slots)
 }
 
 // smallSort is the count of keys under which sortPairs sorts by comparison.
@@ -359,6 +421,10 @@ func (r *keyRun) has(k userKey) (bool, error) {
 	}
 	return lo < count && userKey(block[lo*16:lo*16+16]) == k, nil
 }
+
+// dropIndex lets go of the run's filter and block keys: only its file is
+// read after, by reader.
+func (r *keyRun) dropIndex() { r.bloom, r.first, r.block = nil, nil, nil }
 
 func (r *keyRun) close() {
 	r.f.Close()

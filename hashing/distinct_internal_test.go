@@ -45,7 +45,7 @@ func TestAUserSetSpillingToRunsAnswersAsOneMapWould(t *testing.T) {
 		require.Equal(t, !want[k], isNew, "add %d", i)
 		want[k] = true
 	}
-	held := len(s.mem)
+	held := len(s.mem.pairs)
 	for _, r := range s.runs {
 		held += r.n
 	}
@@ -100,6 +100,33 @@ func TestAUserSetThatCannotWriteItsRunSaysWhere(t *testing.T) {
 	}
 	require.ErrorContains(t, err, "remembering the users already seen")
 	require.ErrorContains(t, err, dir)
+	_, again := s.add(&HashedUser{key: testKey(99), keyed: true})
+	require.Equal(t, err, again, "a set that lost keys answers nothing after")
+}
+
+// The keys in memory answer as a map would through the index's growth,
+// and are forgotten by reset.
+func TestNewestKeysAnswerAsAMapWould(t *testing.T) {
+	t.Parallel()
+	var m newestKeys
+	want := map[[2]uint64]bool{}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20_000 {
+		p := pairOf(testKey(rng.IntN(8_000)))
+		slot, found := m.find(p)
+		require.Equal(t, want[p], found)
+		if !found {
+			m.insert(slot, p)
+			want[p] = true
+		}
+	}
+	require.Len(t, m.pairs, len(want))
+	require.LessOrEqual(t, 2*len(m.pairs), len(m.slots), "the index is at most half full")
+	m.reset()
+	for p := range want {
+		_, found := m.find(p)
+		require.False(t, found)
+	}
 }
 
 // sortPairs orders keys as comparing their bytes does, for uniform keys
