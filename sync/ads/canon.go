@@ -39,9 +39,12 @@ type canonicalizer struct {
 	tmp     []byte
 	depth   int // nesting of the value being written
 	members []member
-	str     []byte      // decoded strings that needed unescaping
-	arena   []byte      // kept canonical records (see keep)
-	times   []time.Time // the page's records' stamps (see stampOf)
+	// top is the members of the record last canonicalized, in its
+	// canonical order, with their values' spans in out.
+	top   []topMember
+	str   []byte      // decoded strings that needed unescaping
+	arena []byte      // kept canonical records (see keep)
+	times []time.Time // the page's records' stamps (see stampOf)
 
 	// The top-level fields of the record last canonicalized.
 	keyField  string
@@ -54,11 +57,12 @@ type canonicalizer struct {
 	deletedField, deletedValue string
 }
 
-// member is one "key":value of an object being written: the decoded key
-// and the span of the encoded member in out, relative to the object's start.
+// member is one "key":value of an object being written: the decoded key,
+// the span of the encoded member in out and where its value starts, all
+// relative to the object's start.
 type member struct {
-	key        []byte
-	start, end int
+	key             []byte
+	start, val, end int
 }
 
 var errNotObject = errors.New("a record is not a JSON object")
@@ -66,7 +70,7 @@ var errNotObject = errors.New("a record is not a JSON object")
 // canonical canonicalizes one record; keyField is the record key's field.
 // The result aliases the canonicalizer's buffer until the next call.
 func (c *canonicalizer) canonical(raw []byte, keyField string) ([]byte, error) {
-	c.out, c.members, c.depth = c.out[:0], c.members[:0], 0
+	c.out, c.members, c.top, c.depth = c.out[:0], c.members[:0], c.top[:0], 0
 	c.keyField, c.id, c.createdAt, c.updatedAt, c.deleted = keyField, "", "", "", false
 	i := skipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -128,9 +132,16 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 	if c.depth++; c.depth > maxDepth {
 		return 0, errSyntax
 	}
-	defer func() { c.depth-- }()
 	base := len(c.members)
-	defer func() { c.members = c.members[:base] }()
+	i, err := c.objectMembers(s, i, top, base)
+	c.depth--
+	c.members = c.members[:base]
+	return i, err
+}
+
+// members_ writes the members of the object at s[i] ('{'), noted from
+// c.members[base], and returns the index after it.
+func (c *canonicalizer) objectMembers(s []byte, i int, top bool, base int) (int, error) {
 	objStart := len(c.out)
 	c.out = append(c.out, '{')
 	i = skipWS(s, i+1)
@@ -157,7 +168,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 			break
 		}
 	}
-	c.closeObject(objStart, c.members[base:])
+	c.closeObject(objStart, c.members[base:], top)
 	return i, nil
 }
 
@@ -194,14 +205,15 @@ func (c *canonicalizer) member(s []byte, i int, top bool, objStart int) (int, er
 	if top {
 		c.noteTop(key, c.out[valStart:])
 	}
-	c.members = append(c.members, member{key: key, start: start - objStart, end: len(c.out) - objStart})
+	c.members = append(c.members, member{key: key, start: start - objStart, val: valStart - objStart, end: len(c.out) - objStart})
 	return i, nil
 }
 
 // closeObject ends the object written from objStart, whose members are ms:
 // members out of order are sorted by key and the object rewritten, a
-// repeated key keeping its last value.
-func (c *canonicalizer) closeObject(objStart int, ms []member) {
+// repeated key keeping its last value. The record's own object (top) notes
+// its members, as written, in c.top.
+func (c *canonicalizer) closeObject(objStart int, ms []member, top bool) {
 	sorted := true
 	for j := 1; j < len(ms); j++ {
 		if bytes.Compare(ms[j-1].key, ms[j].key) >= 0 {
@@ -211,6 +223,11 @@ func (c *canonicalizer) closeObject(objStart int, ms []member) {
 	}
 	if sorted {
 		c.out = append(c.out, '}')
+		if top {
+			for _, m := range ms {
+				c.top = append(c.top, topMember{key: m.key, start: objStart + m.val, end: objStart + m.end})
+			}
+		}
 		return
 	}
 	// Sort (stable, so a repeated key's copies stay in order and the last
@@ -228,7 +245,11 @@ func (c *canonicalizer) closeObject(objStart int, ms []member) {
 			c.out = append(c.out, ',')
 		}
 		first = false
+		at := len(c.out)
 		c.out = append(c.out, c.tmp[m.start:m.end]...)
+		if top {
+			c.top = append(c.top, topMember{key: m.key, start: at + m.val - m.start, end: len(c.out)})
+		}
 	}
 	c.out = append(c.out, '}')
 }
@@ -290,30 +311,9 @@ func (c *canonicalizer) value(s []byte, i int) (int, error) {
 		if c.depth++; c.depth > maxDepth {
 			return 0, errSyntax
 		}
-		defer func() { c.depth-- }()
-		c.out = append(c.out, '[')
-		i = skipWS(s, i+1)
-		if i < len(s) && s[i] == ']' {
-			c.out = append(c.out, ']')
-			return i + 1, nil
-		}
-		for n := 0; ; n++ {
-			if n > 0 {
-				c.out = append(c.out, ',')
-			}
-			var err error
-			if i, err = c.value(s, i); err != nil {
-				return 0, err
-			}
-			var more bool
-			if i, more, err = afterElement(s, i, ']'); err != nil {
-				return 0, err
-			}
-			if !more {
-				c.out = append(c.out, ']')
-				return i, nil
-			}
-		}
+		i, err := c.elements(s, i)
+		c.depth--
+		return i, err
 	case b == '"':
 		if next := plainString(s, i); next > 0 {
 			c.out = append(c.out, s[i:next]...)
@@ -341,6 +341,33 @@ func (c *canonicalizer) value(s []byte, i int) (int, error) {
 		return c.literal(s, i, "null")
 	}
 	return 0, errSyntax
+}
+
+// elements writes the array at s[i] ('[') and returns the index after it.
+func (c *canonicalizer) elements(s []byte, i int) (int, error) {
+	c.out = append(c.out, '[')
+	i = skipWS(s, i+1)
+	if i < len(s) && s[i] == ']' {
+		c.out = append(c.out, ']')
+		return i + 1, nil
+	}
+	for n := 0; ; n++ {
+		if n > 0 {
+			c.out = append(c.out, ',')
+		}
+		var err error
+		if i, err = c.value(s, i); err != nil {
+			return 0, err
+		}
+		var more bool
+		if i, more, err = afterElement(s, i, ']'); err != nil {
+			return 0, err
+		}
+		if !more {
+			c.out = append(c.out, ']')
+			return i, nil
+		}
+	}
 }
 
 // number returns the index after the JSON number at s[i], or -1 when none

@@ -100,7 +100,33 @@ func FuzzCanonicalEqualsTheOldMapAndMarshalForm(f *testing.F) {
 		if !bytes.Equal(want, got) {
 			t.Fatalf("%q:\n got  %s\n want %s", in, got, want)
 		}
+		checkTop(t, in, got, c.top)
 	})
+}
+
+// checkTop holds the members canonicalizing in noted to what decoding it
+// gives: each key once, in order, each value's span in canon its value.
+func checkTop(t *testing.T, in, canon []byte, top []topMember) {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(in, &m); err != nil {
+		t.Fatalf("%q: %v", in, err)
+	}
+	if len(top) != len(m) {
+		t.Fatalf("%q: %d members noted, %d decoded", in, len(top), len(m))
+	}
+	for i, tm := range top {
+		if i > 0 && bytes.Compare(top[i-1].key, tm.key) >= 0 {
+			t.Fatalf("%q: member %q noted after %q", in, tm.key, top[i-1].key)
+		}
+		want, err := oldCanonical([]byte(`{"v":` + string(m[string(tm.key)]) + `}`))
+		if err != nil {
+			t.Fatalf("%q: member %q: %v", in, tm.key, err)
+		}
+		if got := `{"v":` + string(canon[tm.start:tm.end]) + `}`; got != string(want) {
+			t.Fatalf("%q: member %q spans %s, decoded %s", in, tm.key, got, want)
+		}
+	}
 }
 
 // The service need not sort keys or format one way: one record sent with

@@ -131,10 +131,9 @@ func TestOptionListKeysMayBeNumbers(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "10004321", r.ID)
 	require.Empty(t, r.ParentID, "a global list keeps no parent")
-	var top []topMember
-	vals, ok := typedValuesInto(e, "en-US", r.Raw, &top)
+	vals, ok := typedValues(e, "en-US", r.Raw)
 	require.True(t, ok)
-	require.Equal(t, []any{"Show", int64(10004321), "Drama", json.RawMessage(`[{"country":"US","language":"en"}]`), int64(1000)}, vals)
+	require.Equal(t, []any{"Show", int64(10004321), "Drama", json.RawMessage(`[{"country":"US","language":"en"}]`), int64(1000)}, plainValues(vals))
 	m, _ := Lookup("targeting_criteria_tv_markets")
 	r, err = stage(&Unit{Entity: m}, "", json.RawMessage(`{"name":"United States","country_code":"US","locale":"en-US"}`))
 	require.NoError(t, err)

@@ -66,14 +66,15 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	if err != nil || sorted.unchanged {
 		return p.oldest, err
 	}
+	// A unit that keeps its cursor (cp set: the unit's own, see
+	// Unit.saveCursor) saves it with the page's progress, in the same
+	// statement.
+	var resume []byte
+	if cp != nil {
+		resume = cursorJSON(c)
+	}
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		if err := s.writePage(ctx, tx, u, part, p, print, sorted); err != nil {
-			return err
-		}
-		if cp != nil {
-			return cp(ctx, tx, c)
-		}
-		return nil
+		return s.writePage(ctx, tx, u, part, p, print, sorted, resume)
 	})
 	if err != nil {
 		return nil, err
@@ -98,7 +99,9 @@ func (p *stagedPage) unchangedProgress(u *Unit) *store.UnchangedProgress {
 // pageSort is a page's records told apart (see sortPage); sorted says
 // they were (unchanged then says no record differs).
 type pageSort struct {
-	fresh, changed    []store.StagedRecord
+	fresh, changed []store.StagedRecord
+	// freshTops are the members of each of fresh (see typedValuesInto).
+	freshTops         [][]topMember
 	sorted, unchanged bool
 }
 
@@ -107,6 +110,7 @@ func (p *stagedPage) sortOf(newIdx, changedIdx []int32) pageSort {
 	ps := pageSort{sorted: true, unchanged: len(newIdx) == 0 && len(changedIdx) == 0}
 	for _, i := range newIdx {
 		ps.fresh = append(ps.fresh, p.recs[i])
+		ps.freshTops = append(ps.freshTops, p.tops[i])
 	}
 	for _, i := range changedIdx {
 		ps.changed = append(ps.changed, p.recs[i])
@@ -140,9 +144,10 @@ func (s *Syncer) countIfUnchanged(ctx context.Context, u *Unit, p *stagedPage, c
 }
 
 // writePage merges a staged page and records its counts and seen ids (with
-// its print, when it has one), in the page's transaction; ps, when sorted,
-// is the page's records already told apart (countIfUnchanged's).
-func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string, p *stagedPage, print []byte, ps pageSort) error {
+// its print, when it has one), and resume (when set) as where the unit
+// resumes, in the page's transaction; ps, when sorted, is the page's
+// records already told apart (countIfUnchanged's).
+func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string, p *stagedPage, print []byte, ps pageSort, resume []byte) error {
 	e := u.Entity
 	// Records whose stored doc_hash is theirs are unchanged: they are
 	// neither copied nor merged (the merge would leave them as they are),
@@ -151,18 +156,18 @@ func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string,
 	// ones) are staged and merged.
 	var err error
 	if !ps.sorted {
-		if ps, err = s.sortPage(ctx, tx, u, p, print); err != nil {
+		if ps, err = s.sortPage(ctx, tx, u, p, print, resume); err != nil {
 			return err
 		}
 	}
 	fresh, changed, unchanged := ps.fresh, ps.changed, ps.unchanged
-	var top []topMember
+	typed := newTypedArena(len(fresh), len(e.LiveColumns()))
 	direct := true
 	for i := range fresh {
 		if !direct {
 			break
 		}
-		fresh[i].Typed, direct = typedValuesInto(e, part, fresh[i].Raw, &top)
+		fresh[i].Typed, direct = typedValuesInto(e, part, fresh[i].Raw, ps.freshTops[i], typed)
 	}
 	var inserted, deleted int64
 	if direct && len(fresh) > 0 {
@@ -184,7 +189,8 @@ func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string,
 	mc.Deleted += deleted
 	mc.Unchanged = int64(len(p.recs)) - mc.Inserted - mc.Updated
 	if !unchanged {
-		if err := store.PageProgress(ctx, tx, u.Key(), int64(len(p.raws)), mc, p.newest); err != nil {
+		// (An unchanged page's lookup recorded its progress and resume.)
+		if err := store.PageProgress(ctx, tx, u.Key(), int64(len(p.raws)), mc, p.newest, resume); err != nil {
 			return err
 		}
 	}
@@ -199,9 +205,9 @@ func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string,
 // sortPage tells a staged page's new records from its changed ones, in one
 // statement that, for a complete unit, also marks the page's ids seen (with
 // its print) and, when no record differs, records the page's progress
-// (unchanged reports it). An empty page needs no statement, and a first
-// load's page only its mark.
-func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage, print []byte) (pageSort, error) {
+// (unchanged reports it) with resume, when set, as where the unit resumes.
+// An empty page needs no statement, and a first load's page only its mark.
+func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage, print, resume []byte) (pageSort, error) {
 	if len(p.recs) == 0 {
 		return pageSort{sorted: true}, nil
 	}
@@ -219,9 +225,11 @@ func (s *Syncer) sortPage(ctx context.Context, tx pgx.Tx, u *Unit, p *stagedPage
 		if err := store.MarkSeen(ctx, tx, *seen, p.ids); err != nil {
 			return pageSort{}, fmt.Errorf("storing %s: %w", e.Name, err)
 		}
-		return pageSort{fresh: p.recs, sorted: true}, nil
+		return pageSort{fresh: p.recs, freshTops: p.tops, sorted: true}, nil
 	}
-	newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), seen, p.unchangedProgress(u))
+	progress := p.unchangedProgress(u)
+	progress.Resume = resume
+	newIdx, changedIdx, err := store.ChangedRecords(ctx, tx, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), seen, progress)
 	if err != nil {
 		return pageSort{}, fmt.Errorf("storing %s: %w", e.Name, err)
 	}

@@ -119,7 +119,9 @@ type stagedPage struct {
 	raws []json.RawMessage
 	// recs are the distinct records (the last copy of a repeated id wins),
 	// ids their ids.
-	recs           []store.StagedRecord
+	recs []store.StagedRecord
+	// tops are the members of each of recs (see typedValuesInto).
+	tops           [][]topMember
 	ids            []string
 	oldest, newest *time.Time
 }
@@ -142,7 +144,8 @@ func pagePrint(part string, raws []json.RawMessage) []byte {
 
 // stagePage canonicalizes a page's records into c's arena.
 func (c *canonicalizer) stagePage(u *Unit, part string, raws []json.RawMessage) (*stagedPage, error) {
-	p := &stagedPage{raws: raws, recs: make([]store.StagedRecord, 0, len(raws))}
+	p := &stagedPage{raws: raws, recs: make([]store.StagedRecord, 0, len(raws)), tops: make([][]topMember, 0, len(raws))}
+	var tops []topMember // the records' members, one array for the page
 	index := make(map[string]int, len(raws))
 	// A record's canonical bytes are at most a few bytes longer than its
 	// raw ones, but for escapes.
@@ -169,13 +172,21 @@ func (c *canonicalizer) stagePage(u *Unit, part string, raws []json.RawMessage) 
 				p.newest = t
 			}
 		}
+		if tops == nil {
+			// Records of a page have about the same members.
+			tops = make([]topMember, 0, (len(c.top)+1)*len(raws)*9/8)
+		}
+		n := len(tops)
+		tops = append(tops, c.top...)
+		top := tops[n:len(tops):len(tops)]
 		// One statement cannot update a row twice: the last copy wins.
 		if i, ok := index[r.ID]; ok {
-			p.recs[i] = r
+			p.recs[i], p.tops[i] = r, top
 			continue
 		}
 		index[r.ID] = len(p.recs)
 		p.recs = append(p.recs, r)
+		p.tops = append(p.tops, top)
 	}
 	p.ids = make([]string, len(p.recs))
 	for i := range p.recs {

@@ -8,72 +8,181 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adsync/adsync/sync/store"
 )
 
 // typedValuesInto computes the entity's typed columns of a record from its
-// canonical form raw, as Column.expr computes them in SQL from raw (the
-// values alias raw). It reports ok=false when Go cannot be sure to compute
-// exactly what Postgres would (a float in a text column, a string in a
-// bigint one, a timestamp not in RFC 3339 with at most microseconds...):
-// such a record takes the merge, which computes them in SQL. Only new
-// records need it, so it is not done while staging. The record's members
-// are listed in *scratch, reused from record to record.
-func typedValuesInto(e *Entity, part string, raw []byte, scratch *[]topMember) ([]any, bool) {
-	*scratch = topMembers((*scratch)[:0], raw)
-	top := *scratch
-	// Canonical keys are sorted by their decoded bytes, so the encoded keys
-	// are in the same order, and one merge with the columns in their
-	// fields' order finds each field (plain ASCII, its own encoded key),
-	// unless a key holds an escape ("\u2028", "<" as "\u003c"...): an
-	// escape sorts as its backslash, so then a scan per column.
-	escaped := slices.ContainsFunc(top, func(m topMember) bool { return bytes.IndexByte(m.key, '\\') >= 0 })
+// canonical form raw, whose members canonicalizing it listed in top, as
+// Column.expr computes them in SQL from raw. It reports ok=false when Go
+// cannot be sure to compute exactly what Postgres would (a float in a text
+// column, a string in a bigint one, a timestamp not in RFC 3339 with at most
+// microseconds...): such a record takes the merge, which computes them in
+// SQL. Only new records need it, so it is not done while staging. The
+// values are boxed as pointers into a, which holds them for the page: no
+// allocation a value.
+func typedValuesInto(e *Entity, part string, raw []byte, top []topMember, a *typedArena) ([]any, bool) {
 	cols := e.LiveColumns()
-	out := make([]any, len(cols))
-	// set fills column i from the member at top[j] (j < 0: none, NULL
-	// whatever the type); false when Go cannot compute it.
-	set := func(i, j int) bool {
-		if j < 0 {
-			return true
-		}
-		v, ok := typedValue(cols[i].Type, raw[top[j].start:top[j].end])
-		out[i] = v
-		return ok
-	}
-	if escaped {
-		for i, col := range cols {
-			if col.FromParent {
-				out[i] = part
-				continue
-			}
-			f := col.field()
-			if !set(i, slices.IndexFunc(top, func(m topMember) bool { return string(m.key) == f })) {
-				return nil, false
-			}
-		}
-		return out, true
-	}
-	// The columns in their fields' order, merged with the sorted members
-	// in one pass.
+	out := a.row(len(cols))
+	// Canonical keys are sorted by their decoded bytes, as the columns are
+	// by their fields' (plain ASCII) in fieldOrder: one merge of the two
+	// finds each field.
 	j := 0
 	for _, i := range fieldOrder(e, cols) {
 		col := cols[i]
 		if col.FromParent {
-			out[i] = part
+			out[i] = a.partOf(part)
 			continue
 		}
 		f := col.field()
 		for j < len(top) && string(top[j].key) < f {
 			j++
 		}
-		at := j
 		if j == len(top) || string(top[j].key) != f {
-			at = -1
+			continue // NULL whatever the type
 		}
-		if !set(i, at) {
+		v, ok := a.value(col.Type, raw[top[j].start:top[j].end])
+		if !ok {
 			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+// typedArena holds the typed values of a page's records: each is boxed as
+// a pointer into one of its slices, sized for the page, and a text aliases
+// the record's canonical bytes unless it held an escape.
+type typedArena struct {
+	vals  []any
+	texts []store.TextBytes
+	ints  []int64
+	times []time.Time
+	jsons []json.RawMessage
+	part  string
+}
+
+// newTypedArena is an arena for records records of cols typed columns.
+func newTypedArena(records, cols int) *typedArena {
+	n := records * cols
+	return &typedArena{vals: make([]any, 0, n), texts: make([]store.TextBytes, 0, n), ints: make([]int64, 0, n)}
+}
+
+// row is a record's values, all NULL.
+func (a *typedArena) row(cols int) []any {
+	if cap(a.vals)-len(a.vals) < cols {
+		a.vals = make([]any, 0, max(cols, 2*cap(a.vals)))
+	}
+	n := len(a.vals)
+	a.vals = a.vals[:n+cols]
+	return a.vals[n : n+cols : n+cols]
+}
+
+// partOf boxes the part a column takes from its parent.
+func (a *typedArena) partOf(part string) any {
+	a.part = part
+	return &a.part
+}
+
+// keep boxes v in s as a pointer to its element: the element stays where
+// it is if s grows (the old array is kept while the pointer is).
+func keep[T any](s *[]T, v T) *T {
+	*s = append(*s, v)
+	return &(*s)[len(*s)-1]
+}
+
+// value is one column's value from a canonical JSON value v.
+func (a *typedArena) value(t ColType, v []byte) (any, bool) {
+	switch {
+	case t == JSONB:
+		return keep(&a.jsons, json.RawMessage(v)), true // raw->'f'
+	case t == TextArray:
+		return textArray(v)
+	case v[0] == 'n':
+		return nil, true // raw->>'f' of a JSON null is NULL
+	}
+	switch t {
+	case Text:
+		b, ok := textBytes(v)
+		if !ok {
+			return nil, false
+		}
+		return keep(&a.texts, b), true
+	case BigInt:
+		if !plainInteger(v) {
+			return nil, false
+		}
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		return keep(&a.ints, n), true
+	case Bool:
+		switch string(v) {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+		return nil, false
+	case Timestamptz:
+		ts, ok := timestamptz(v)
+		if !ok {
+			return nil, false
+		}
+		return keep(&a.times, ts), true
+	}
+	return nil, false
+}
+
+// textArray is CASE WHEN jsonb_typeof(raw->'f') = 'array' THEN
+// ARRAY(SELECT jsonb_array_elements_text(raw->'f')) END.
+func textArray(v []byte) (any, bool) {
+	if v[0] != '[' {
+		return nil, true
+	}
+	out := []*string{}
+	for _, el := range splitCanonicalArray(v) {
+		s, null, ok := textOf(el)
+		if !ok {
+			return nil, false
+		}
+		if null {
+			out = append(out, nil)
+		} else {
+			out = append(out, &s)
 		}
 	}
 	return out, true
+}
+
+// textBytes is textOf's text of a value that is not null, as bytes: those
+// of v itself but for a string that holds an escape.
+func textBytes(v []byte) (store.TextBytes, bool) {
+	if v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return store.TextBytes(v[1 : len(v)-1]), true
+	}
+	s, _, ok := textOf(v)
+	return store.TextBytes(s), ok
+}
+
+// timestamptz is (raw->>'f')::timestamptz of a string v in RFC 3339 with
+// at most microseconds (Postgres rounds finer ones; not done here).
+func timestamptz(v []byte) (time.Time, bool) {
+	s, ok := stringJSON(v)
+	if !ok {
+		return time.Time{}, false
+	}
+	if dot := strings.IndexByte(s, '.'); dot >= 0 {
+		n := dot + 1
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		if n-dot-1 > 6 {
+			return time.Time{}, false
+		}
+	}
+	return parseStamp(s)
 }
 
 // field is the record's field a column holds.
@@ -100,89 +209,6 @@ func fieldOrder(e *Entity, cols []Column) []int {
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(cols[a].field(), cols[b].field()) })
 	fieldOrders.Store(e, order)
 	return order
-}
-
-// topMembers appends to out the members of a canonical object: each encoded key
-// (without its quotes) and its value's span.
-func topMembers(out []topMember, raw []byte) []topMember {
-	i := 1
-	for i < len(raw) && raw[i] == '"' {
-		k := skipCanonical(raw, i)
-		v := k + 1 // ':'
-		end := skipCanonical(raw, v)
-		out = append(out, topMember{key: raw[i+1 : k-1], start: v, end: end})
-		i = end + 1 // ',' or past '}'
-	}
-	return out
-}
-
-// typedValue is one column's value from a canonical JSON value v.
-func typedValue(t ColType, v []byte) (any, bool) {
-	if t == JSONB {
-		return json.RawMessage(v), true // raw->'f'
-	}
-	if t == TextArray {
-		// CASE WHEN jsonb_typeof(raw->'f') = 'array' THEN
-		// ARRAY(SELECT jsonb_array_elements_text(raw->'f')) END
-		if v[0] != '[' {
-			return nil, true
-		}
-		out := []*string{}
-		for _, el := range splitCanonicalArray(v) {
-			s, null, ok := textOf(el)
-			if !ok {
-				return nil, false
-			}
-			if null {
-				out = append(out, nil)
-			} else {
-				out = append(out, &s)
-			}
-		}
-		return out, true
-	}
-	if v[0] == 'n' {
-		return nil, true // raw->>'f' of a JSON null is NULL
-	}
-	switch t {
-	case Text:
-		s, _, ok := textOf(v)
-		return s, ok
-	case BigInt:
-		if !plainInteger(v) {
-			return nil, false
-		}
-		n, err := strconv.ParseInt(string(v), 10, 64)
-		return n, err == nil
-	case Bool:
-		switch string(v) {
-		case "true":
-			return true, true
-		case "false":
-			return false, true
-		}
-		return nil, false
-	case Timestamptz:
-		s, ok := stringJSON(v)
-		if !ok {
-			return nil, false
-		}
-		if dot := bytes.IndexByte([]byte(s), '.'); dot >= 0 {
-			n := dot + 1
-			for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-				n++
-			}
-			if n-dot-1 > 6 {
-				return nil, false // Postgres rounds to microseconds
-			}
-		}
-		ts, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return nil, false
-		}
-		return ts, true
-	}
-	return nil, false
 }
 
 // textOf is raw->>'f' (or an element of jsonb_array_elements_text) of a
@@ -222,8 +248,8 @@ func plainInteger(v []byte) bool {
 	return true
 }
 
-// topMember is a member of a canonical object: its encoded key and its
-// value's span.
+// topMember is a member of a record's canonical object: its decoded key
+// and its value's span.
 type topMember struct {
 	key        []byte
 	start, end int

@@ -1,10 +1,13 @@
 package ads
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/fixtures/localpg"
 	"github.com/adsync/adsync/migrations"
@@ -98,8 +101,36 @@ func TestTypedColumnsFromGoEqualTheMergesSQL(t *testing.T) {
 	}
 }
 
-// typedValues is typedValuesInto with a list of its own.
+// typedValues is typedValuesInto of a canonical record raw (staged), with
+// its members as canonicalizing it lists them and an arena of its own.
 func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
-	var scratch []topMember
-	return typedValuesInto(e, part, raw, &scratch)
+	var c canonicalizer
+	canon, err := c.canonical(raw, e.Key())
+	if err != nil || !bytes.Equal(canon, raw) {
+		panic(fmt.Sprintf("typedValues: not a staged record: %s", raw))
+	}
+	return typedValuesInto(e, part, canon, c.top, newTypedArena(1, len(e.LiveColumns())))
+}
+
+// plainValues are typed values as plain Go values, not boxed as pointers
+// into their arena: what a test compares.
+func plainValues(vals []any) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		switch v := v.(type) {
+		case *store.TextBytes:
+			out[i] = string(*v)
+		case *int64:
+			out[i] = *v
+		case *time.Time:
+			out[i] = *v
+		case *json.RawMessage:
+			out[i] = *v
+		case *string:
+			out[i] = *v
+		default:
+			out[i] = v
+		}
+	}
+	return out
 }

@@ -160,6 +160,11 @@ func encodeViaText(m *pgtype.Map, buf []byte, oid uint32, v any) ([]byte, error)
 	return m.Encode(oid, pgtype.BinaryFormatCode, x, buf)
 }
 
+// TextBytes is a text value given as its bytes, for a column of type text
+// (or varchar): a value that aliases a record's bytes, boxed as a pointer,
+// takes no allocation. A copy only ever passes it by pointer.
+type TextBytes []byte
+
 // microsToY2K are the microseconds from the Unix epoch to 2000-01-01, the
 // epoch of Postgres's binary timestamps.
 const microsToY2K = 946684800 * 1000000
@@ -175,6 +180,8 @@ func appendKnown(buf []byte, oid uint32, v any) (out []byte, null, ok bool) {
 		switch s := v.(type) {
 		case string:
 			return append(buf, s...), false, true
+		case *TextBytes:
+			return append(buf, *s...), false, true
 		case *string:
 			if s == nil {
 				return buf, true, true
@@ -200,8 +207,11 @@ func appendKnown(buf []byte, oid uint32, v any) (out []byte, null, ok bool) {
 			return append(append(buf, 1), j...), false, true
 		}
 	case oidInt8:
-		if n, ok := v.(int64); ok {
+		switch n := v.(type) {
+		case int64:
 			return binary.BigEndian.AppendUint64(buf, uint64(n)), false, true
+		case *int64:
+			return binary.BigEndian.AppendUint64(buf, uint64(*n)), false, true
 		}
 	case oidBool:
 		if b, ok := v.(bool); ok {

@@ -9,4 +9,5 @@ const (
 	EndAbandonedUnitsSQL = endAbandonedUnitsSQL
 	AbandonedRunsSQL     = abandonedRunsSQL
 	RunForJobSQL         = runForJobSQL
+	FinishRunSQL         = finishRunSQL
 )

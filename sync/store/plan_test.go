@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -164,4 +165,42 @@ ANALYZE sync_runs`)
 	got, err := store.RunForJob(ctx, pool, "stats", "schedule", map[string]any{}, 4321)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+}
+
+// TestAUnitsEndReadsTheRunsUnitsOnlyOnceNoneIsOpen runs the statement each
+// unit's end runs to finish its run, on a run of 3,000 units one of which
+// is still open: it must find the open unit by the open units' index and
+// read none of the others (a count of them all at each end read a run's n
+// units n times), then, with the last unit ended, finish the run.
+func TestAUnitsEndReadsTheRunsUnitsOnlyOnceNoneIsOpen(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := oneConnection(t)
+	var run int64
+	require.NoError(t, conn.QueryRow(ctx, `SELECT max(id) FROM sync_runs`).Scan(&run))
+	_, err := conn.Exec(ctx, `INSERT INTO sync_run_units (run_id, account_id, entity, state)
+SELECT $1, 'a' || i, 'campaigns', CASE WHEN i = 1500 THEN 'running' ELSE 'succeeded' END FROM generate_series(1, 3000) i`, run)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `ANALYZE sync_run_units`)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `PREPARE finish (bigint, text) AS `+store.FinishRunSQL)
+	require.NoError(t, err)
+	finish := fmt.Sprintf(`EXECUTE finish (%d, '')`, run)
+	r, err := conn.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) `+finish)
+	require.NoError(t, err)
+	lines, err := pgx.CollectRows(r, pgx.RowTo[string])
+	require.NoError(t, err)
+	plan := strings.Join(lines, "\n")
+	require.Contains(t, plan, "sync_run_units_open_idx", plan)
+	for _, l := range lines {
+		if strings.Contains(l, "on sync_run_units") && !strings.Contains(l, "sync_run_units_open_idx") {
+			require.Contains(t, l, "never executed", "a unit is open: the units are not read\n%s", plan)
+		}
+	}
+	var outcome string
+	require.ErrorIs(t, conn.QueryRow(ctx, finish).Scan(&outcome), pgx.ErrNoRows, "a unit is open")
+	_, err = conn.Exec(ctx, `UPDATE sync_run_units SET state = 'failed', error = 'e' WHERE run_id = $1 AND account_id = 'a1500'`, run)
+	require.NoError(t, err)
+	require.NoError(t, conn.QueryRow(ctx, finish).Scan(&outcome))
+	require.Equal(t, store.RunPartial, outcome)
 }

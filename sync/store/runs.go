@@ -333,18 +333,29 @@ func RestartUnit(ctx context.Context, pool *pgxpool.Pool, k UnitKey) error {
 }
 
 // PageProgress adds one page's counts to its unit, in the page's
-// transaction, so a resumed unit keeps what earlier attempts counted.
-func PageProgress(ctx context.Context, tx pgx.Tx, k UnitKey, fetched int64, mc MergeCounts, maxUpdated *time.Time) error {
-	return PagesProgress(ctx, tx, k, 1, fetched, mc, maxUpdated)
+// transaction, so a resumed unit keeps what earlier attempts counted; with
+// resume set, also where the unit resumes after the page (see SaveResume),
+// in the same statement.
+func PageProgress(ctx context.Context, tx pgx.Tx, k UnitKey, fetched int64, mc MergeCounts, maxUpdated *time.Time, resume []byte) error {
+	return pagesProgress(ctx, tx, k, 1, fetched, mc, maxUpdated, resume)
 }
 
 // PagesProgress is PageProgress for several pages stored at once.
 func PagesProgress(ctx context.Context, tx pgx.Tx, k UnitKey, pages, fetched int64, mc MergeCounts, maxUpdated *time.Time) error {
+	return pagesProgress(ctx, tx, k, pages, fetched, mc, maxUpdated, nil)
+}
+
+func pagesProgress(ctx context.Context, tx pgx.Tx, k UnitKey, pages, fetched int64, mc MergeCounts, maxUpdated *time.Time, resume []byte) error {
+	var r *string // NULL keeps the unit's resume
+	if resume != nil {
+		s := string(resume)
+		r = &s
+	}
 	_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = fetched + $4, inserted = inserted + $5,
     updated = updated + $6, unchanged = unchanged + $7, deleted = deleted + $8, pages = pages + $10,
-    max_updated_at = GREATEST(max_updated_at, $9)
+    max_updated_at = GREATEST(max_updated_at, $9), resume = COALESCE($11::jsonb, resume)
 WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
-		k.RunID, k.AccountID, k.Entity, fetched, mc.Inserted, mc.Updated, mc.Unchanged, mc.Deleted, maxUpdated, pages)
+		k.RunID, k.AccountID, k.Entity, fetched, mc.Inserted, mc.Updated, mc.Unchanged, mc.Deleted, maxUpdated, pages, r)
 	return err
 }
 
@@ -555,16 +566,17 @@ func queueFinishRun(b *pgx.Batch, runID int64, failure string) {
 // open; $2, when not empty, fails it whatever its units say. The counts
 // keep what the run noted while running (see NoteInaccessibleAccounts)
 // beside the units' sums. It returns the outcome set, no row when the run
-// is left as it was.
-const finishRunSQL = `WITH c AS (
-    SELECT count(*) FILTER (WHERE state IN ('pending', 'running')) AS open,
-        count(*) FILTER (WHERE state = 'failed') AS failed, count(*) FILTER (WHERE state = 'succeeded') AS ok
-    FROM sync_run_units WHERE run_id = $1)
-UPDATE sync_runs SET outcome = CASE
+// is left as it was. Each unit's end runs it: whether a unit is still open
+// is one probe of the open units' index, and the units are read whole only
+// once none is (a count of them all at each end read a run's n units n
+// times).
+const finishRunSQL = `UPDATE sync_runs SET outcome = CASE
         WHEN $2 <> '' THEN 'failed'
-        WHEN c.failed > 0 AND c.ok = 0 THEN 'failed'
-        WHEN c.failed > 0 THEN 'partial'
-        ELSE 'succeeded' END,
+        ELSE (SELECT CASE
+            WHEN count(*) FILTER (WHERE state = 'failed') = 0 THEN 'succeeded'
+            WHEN count(*) FILTER (WHERE state = 'succeeded') = 0 THEN 'failed'
+            ELSE 'partial' END
+        FROM sync_run_units WHERE run_id = $1) END,
     finished_at = now(), counts = counts || COALESCE((
     SELECT jsonb_object_agg(entity, e.c) FROM (
         SELECT entity, jsonb_build_object('fetched', sum(fetched), 'inserted', sum(inserted), 'updated', sum(updated),
@@ -574,8 +586,8 @@ UPDATE sync_runs SET outcome = CASE
         FROM sync_run_units WHERE run_id = $1 GROUP BY entity) e), '{}'),
     error = COALESCE((SELECT string_agg(DISTINCT CASE WHEN account_id = '' THEN entity ELSE entity || ' ' || account_id END || ': ' || error, '; ')
         FROM sync_run_units WHERE run_id = $1 AND state = 'failed'), NULLIF($2, ''))
-FROM c
-WHERE sync_runs.id = $1 AND sync_runs.outcome = 'running' AND c.open = 0
+WHERE sync_runs.id = $1 AND sync_runs.outcome = 'running'
+    AND NOT EXISTS (SELECT FROM sync_run_units WHERE run_id = $1 AND state IN ('pending', 'running'))
 RETURNING sync_runs.outcome`
 
 // inaccessibleKey is the key of sync_runs.counts listing the accounts a

@@ -36,7 +36,7 @@ func TestBookmarkAdvancesOnlyWhenItsUnitCompletesAndNeverBackwards(t *testing.T)
 	newer := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	require.NoError(t, store.StartUnit(ctx, pool, k))
 	tx(t, pool, func(tx pgx.Tx) error {
-		return store.PageProgress(ctx, tx, k, 10, store.MergeCounts{Inserted: 10}, &newer)
+		return store.PageProgress(ctx, tx, k, 10, store.MergeCounts{Inserted: 10}, &newer, nil)
 	})
 	bm, err := store.GetBookmark(ctx, pool, "a1", "campaigns")
 	require.NoError(t, err)
@@ -56,7 +56,7 @@ func TestBookmarkAdvancesOnlyWhenItsUnitCompletesAndNeverBackwards(t *testing.T)
 	older := newer.Add(-time.Hour)
 	require.NoError(t, store.StartUnit(ctx, pool, k2))
 	tx(t, pool, func(tx pgx.Tx) error {
-		if err := store.PageProgress(ctx, tx, k2, 1, store.MergeCounts{Unchanged: 1}, &older); err != nil {
+		if err := store.PageProgress(ctx, tx, k2, 1, store.MergeCounts{Unchanged: 1}, &older, nil); err != nil {
 			return err
 		}
 		return store.CompleteUnit(ctx, tx, k2, true)
@@ -84,7 +84,7 @@ func TestRunOutcomeIsSetByTheLastUnitToFinish(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM sync_run_units WHERE run_id = $1 AND state = 'pending'`, run).Scan(&pending))
 	require.Equal(t, len(keys), pending)
 	tx(t, pool, func(tx pgx.Tx) error {
-		if err := store.PageProgress(ctx, tx, keys[0], 5, store.MergeCounts{Inserted: 3, Updated: 1, Unchanged: 1, Deleted: 1}, nil); err != nil {
+		if err := store.PageProgress(ctx, tx, keys[0], 5, store.MergeCounts{Inserted: 3, Updated: 1, Unchanged: 1, Deleted: 1}, nil, nil); err != nil {
 			return err
 		}
 		if err := store.CompleteUnit(ctx, tx, keys[0], false); err != nil {
@@ -138,7 +138,7 @@ func TestBeginUnitStartsAnOpenUnitWithItsBookmarkAndLeavesAnEndedOneAsItIs(t *te
 
 	newer := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	tx(t, pool, func(tx pgx.Tx) error {
-		if err := store.PageProgress(ctx, tx, k, 1, store.MergeCounts{Inserted: 1}, &newer); err != nil {
+		if err := store.PageProgress(ctx, tx, k, 1, store.MergeCounts{Inserted: 1}, &newer, nil); err != nil {
 			return err
 		}
 		return store.CompleteUnit(ctx, tx, k, false)
