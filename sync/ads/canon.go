@@ -139,7 +139,7 @@ func (c *canonicalizer) object(s []byte, i int, top bool) (int, error) {
 	return i, err
 }
 
-// members_ writes the members of the object at s[i] ('{'), noted from
+// objectMembers writes the members of the object at s[i] ('{'), noted from
 // c.members[base], and returns the index after it.
 func (c *canonicalizer) objectMembers(s []byte, i int, top bool, base int) (int, error) {
 	objStart := len(c.out)

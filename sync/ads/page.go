@@ -34,14 +34,17 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	if u.Complete() && u.Entity.Printed() {
 		print = pagePrint(part, raws)
 	}
+	// A unit that keeps its cursor (cp set: the unit's own, see
+	// Unit.saveCursor) saves it with the statement that counts the page,
+	// whichever that is.
+	var resume []byte
+	if cp != nil {
+		resume = cursorJSON(c)
+	}
 	if u.printsFrom != 0 {
 		// The page's print, its count and the unit's cursor in one
-		// statement, no transaction (cp, when set, is the unit's own
-		// cursor); a page not found is read and stored as any other.
-		var resume []byte
-		if cp != nil {
-			resume = cursorJSON(c)
-		}
+		// statement, no transaction; a page not found is read and stored
+		// as any other.
 		var found bool
 		var err error
 		if u.endsWith(c) {
@@ -62,16 +65,9 @@ func (s *Syncer) storePage(ctx context.Context, u *Unit, part string, raws []jso
 	if err != nil {
 		return nil, err
 	}
-	sorted, err := s.countIfUnchanged(ctx, u, p, c, cp)
+	sorted, err := s.countIfUnchanged(ctx, u, p, resume)
 	if err != nil || sorted.unchanged {
 		return p.oldest, err
-	}
-	// A unit that keeps its cursor (cp set: the unit's own, see
-	// Unit.saveCursor) saves it with the page's progress, in the same
-	// statement.
-	var resume []byte
-	if cp != nil {
-		resume = cursorJSON(c)
 	}
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		return s.writePage(ctx, tx, u, part, p, print, sorted, resume)
@@ -127,15 +123,13 @@ func (p *stagedPage) sortOf(newIdx, changedIdx []int32) pageSort {
 // inserted meanwhile makes InsertNew's copy fail, and the page is merged).
 // A complete unit's page marks its ids seen and an access list's records
 // the accounts its user reaches: those are sorted in the transaction.
-func (s *Syncer) countIfUnchanged(ctx context.Context, u *Unit, p *stagedPage, c Cursor, cp Checkpoint) (pageSort, error) {
+func (s *Syncer) countIfUnchanged(ctx context.Context, u *Unit, p *stagedPage, resume []byte) (pageSort, error) {
 	e := u.Entity
 	if u.Complete() || e.AccessList || len(p.recs) == 0 {
 		return pageSort{}, nil
 	}
 	progress := p.unchangedProgress(u)
-	if cp != nil {
-		progress.Resume = cursorJSON(c)
-	}
+	progress.Resume = resume
 	newIdx, changedIdx, err := store.ChangedRecords(ctx, s.Pool, e.Name, e.HasAccount(), u.AccountID, p.ids, p.hashes(), nil, progress)
 	if err != nil {
 		return pageSort{}, fmt.Errorf("storing %s: %w", e.Name, err)
@@ -161,7 +155,7 @@ func (s *Syncer) writePage(ctx context.Context, tx pgx.Tx, u *Unit, part string,
 		}
 	}
 	fresh, changed, unchanged := ps.fresh, ps.changed, ps.unchanged
-	typed := newTypedArena(len(fresh), len(e.LiveColumns()))
+	typed := newTypedArena(e, len(fresh))
 	direct := true
 	for i := range fresh {
 		if !direct {

@@ -43,7 +43,7 @@ func BenchmarkStagePage(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		typed := newTypedArena(len(p.recs), len(e.LiveColumns()))
+		typed := newTypedArena(e, len(p.recs))
 		for i := range p.recs {
 			var ok bool
 			if p.recs[i].Typed, ok = typedValuesInto(e, "", p.recs[i].Raw, p.tops[i], typed); !ok {

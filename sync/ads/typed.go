@@ -62,10 +62,16 @@ type typedArena struct {
 	part  string
 }
 
-// newTypedArena is an arena for records records of cols typed columns.
-func newTypedArena(records, cols int) *typedArena {
-	n := records * cols
-	return &typedArena{vals: make([]any, 0, n), texts: make([]store.TextBytes, 0, n), ints: make([]int64, 0, n)}
+// newTypedArena is an arena for records records of e: each slice holds
+// as many values as e has columns of its type a record.
+func newTypedArena(e *Entity, records int) *typedArena {
+	cols := e.LiveColumns()
+	n := map[ColType]int{}
+	for _, c := range cols {
+		n[c.Type] += records
+	}
+	return &typedArena{vals: make([]any, 0, records*len(cols)), texts: make([]store.TextBytes, 0, n[Text]),
+		ints: make([]int64, 0, n[BigInt]), times: make([]time.Time, 0, n[Timestamptz]), jsons: make([]json.RawMessage, 0, n[JSONB])}
 }
 
 // row is a record's values, all NULL.

@@ -109,7 +109,7 @@ func typedValues(e *Entity, part string, raw []byte) ([]any, bool) {
 	if err != nil || !bytes.Equal(canon, raw) {
 		panic(fmt.Sprintf("typedValues: not a staged record: %s", raw))
 	}
-	return typedValuesInto(e, part, canon, c.top, newTypedArena(1, len(e.LiveColumns())))
+	return typedValuesInto(e, part, canon, c.top, newTypedArena(e, 1))
 }
 
 // plainValues are typed values as plain Go values, not boxed as pointers

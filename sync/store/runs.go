@@ -345,17 +345,14 @@ func PagesProgress(ctx context.Context, tx pgx.Tx, k UnitKey, pages, fetched int
 	return pagesProgress(ctx, tx, k, pages, fetched, mc, maxUpdated, nil)
 }
 
+// pagesProgress is PagesProgress with resume, as PageProgress has it (nil:
+// NULL, which keeps the unit's).
 func pagesProgress(ctx context.Context, tx pgx.Tx, k UnitKey, pages, fetched int64, mc MergeCounts, maxUpdated *time.Time, resume []byte) error {
-	var r *string // NULL keeps the unit's resume
-	if resume != nil {
-		s := string(resume)
-		r = &s
-	}
 	_, err := tx.Exec(ctx, `UPDATE sync_run_units SET fetched = fetched + $4, inserted = inserted + $5,
     updated = updated + $6, unchanged = unchanged + $7, deleted = deleted + $8, pages = pages + $10,
     max_updated_at = GREATEST(max_updated_at, $9), resume = COALESCE($11::jsonb, resume)
 WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
-		k.RunID, k.AccountID, k.Entity, fetched, mc.Inserted, mc.Updated, mc.Unchanged, mc.Deleted, maxUpdated, pages, r)
+		k.RunID, k.AccountID, k.Entity, fetched, mc.Inserted, mc.Updated, mc.Unchanged, mc.Deleted, maxUpdated, pages, resume)
 	return err
 }
 

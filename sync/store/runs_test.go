@@ -310,3 +310,26 @@ func TestAddUnitsRecordsFreshUnitsSkippedAndTheOthersPending(t *testing.T) {
 	tx(t, pool, func(tx pgx.Tx) error { return store.AddUnits(ctx, tx, []store.UnitKey{k3}, late) })
 	require.Equal(t, store.UnitPending, stateOf(t, pool, k3), "refreshed before the cutoff")
 }
+
+// A page's progress saves where its unit resumes in the same statement as
+// its counts; a page stored without a cursor (nil) keeps the one saved
+// before, and the unit's next attempt reads it as it starts.
+func TestPageProgressSavesTheUnitsCursorWithItsCounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	k := store.UnitKey{RunID: run, AccountID: "a1", Entity: "campaigns"}
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	tx(t, pool, func(tx pgx.Tx) error {
+		return store.PageProgress(ctx, tx, k, 5, store.MergeCounts{Inserted: 5}, nil, []byte(`{"next":"p2"}`))
+	})
+	tx(t, pool, func(tx pgx.Tx) error {
+		return store.PageProgress(ctx, tx, k, 3, store.MergeCounts{Inserted: 3}, nil, nil)
+	})
+	c, err := store.UnitCounts(ctx, pool, k)
+	require.NoError(t, err)
+	require.Equal(t, [2]int64{8, 8}, [2]int64{c.Fetched, c.Inserted}, "both pages are counted")
+	st, err := store.BeginUnit(ctx, pool, k, nil)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"next":"p2"}`, string(st.Resume), "the cursor saved with the first page's counts, kept by the second's")
+}
