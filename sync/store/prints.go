@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Page prints (migration 0023): a complete unit's end keeps the print of
@@ -156,23 +157,18 @@ type LastPrintEnd struct {
 // from, the lookup of its last page's print
 // and its whole end in one round trip and one transaction: the unit's
 // lock, MatchPrint and, when the print was found, the unit is running and
-// no print changed (PrintsChanged), the prints' trust, the unit's
-// completion with its emptyPages (see emptyPagesSQL) and the run's end.
-// Otherwise only MatchPrint's count stays: Finish ends the unit, after the
-// page is stored when its print was not found.
+// no print changed (PrintsChanged), the unit's completion with its
+// emptyPages (see completePagesSQL) and the prints' trust, in one
+// statement, and the run's end. Otherwise only MatchPrint's count stays:
+// Finish ends the unit, after the page is stored when its print was not
+// found.
 func EndWithLastPrint(ctx context.Context, db Batcher, k UnitKey, p LastPrint, full bool, emptyPages int64) (res LastPrintEnd, err error) {
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	QueueKeptPlans(b)
 	b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity)
 	b.Queue(matchPrintSQL, k.RunID, k.AccountID, k.Entity, p.Print, p.From, p.Fetched, p.Resume)
-	args := []any{k.RunID, k.AccountID, k.Entity, p.Print}
-	b.Queue(`WITH ch AS (SELECT `+unchangedEndSQL+` AS ends),
-trust AS (`+trustPrintsSQL+` SELECT $2, $3, $1 FROM ch WHERE ch.ends `+trustPrintsConflictSQL+`)
-SELECT ends FROM ch`, args...)
-	b.Queue(`UPDATE sync_run_units SET pages = pages + $5
-WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND $5 > 0 AND `+unchangedEndSQL, append(args, emptyPages)...)
-	b.Queue(completeUnitWhenSQL(unchangedEndSQL, "$5"), append(args, full)...)
+	b.Queue(endUnchangedSQL, k.RunID, k.AccountID, k.Entity, p.Print, full, emptyPages)
 	queueFinishRun(b, k.RunID, "")
 	b.Queue(`COMMIT`)
 	br := db.SendBatch(ctx, b)
@@ -194,22 +190,27 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND $5 > 0 AND `+unchanged
 			err = fmt.Errorf("looking up a page print of %s: %w", k.Entity, err)
 		}
 	}
+	var ended pgconn.CommandTag
 	if err == nil {
-		err = br.QueryRow().Scan(&res.Ended)
-	}
-	for i := 0; i < 2 && err == nil; i++ {
-		_, err = br.Exec()
+		ended, err = br.Exec()
 	}
 	if err != nil {
 		return LastPrintEnd{}, err
 	}
-	res.Found = n > 0
+	res.Found, res.Ended = n > 0, ended.RowsAffected() > 0
 	if res.RunDone, err = readFinishRun(br); err != nil {
 		return LastPrintEnd{}, err
 	}
 	_, err = br.Exec() // COMMIT
 	return res, err
 }
+
+// endUnchangedSQL completes unit ($1, $2, $3) whose last page's print is
+// $4 ($5 the listing was complete, $6 its pages without records) when
+// unchangedEndSQL holds, and then trusts its prints (TrustPrints) in the
+// bookmark's row write: one statement, whose one row affected says the
+// unit ended.
+var endUnchangedSQL = completeUnitWhenSQL(completion{when: unchangedEndSQL, full: "$5", emptyPages: "$6", printsRun: "$1"})
 
 // unchangedEndSQL says ($1 run, $2 account, $3 entity, $4 the last page's
 // print) that a unit that trusted its prints ends with that page: it is

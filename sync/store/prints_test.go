@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/adsync/adsync/sync/store"
 	"github.com/jackc/pgx/v5"
@@ -48,6 +49,22 @@ func trustedThenNextRun(t *testing.T) (*pgxpool.Pool, int64, store.UnitKey) {
 	next, err := store.CreateRun(ctx, pool, "sync", "manual", nil)
 	require.NoError(t, err)
 	return pool, run, store.UnitKey{RunID: next, AccountID: "a1", Entity: "campaigns"}
+}
+
+// twoKeptPagesClaimed is trustedThenNextRun with two kept pages, \x01 and
+// \x02 (ids c1 and c2), and the next run's unit started and holding their
+// claim as a complete listing.
+func twoKeptPagesClaimed(t *testing.T) (*pgxpool.Pool, int64, store.UnitKey) {
+	t.Helper()
+	ctx := context.Background()
+	pool, kept, k := trustedThenNextRun(t)
+	_, err := pool.Exec(ctx, `INSERT INTO sync_page_prints (account_id, entity, print, ids, records, seen_run)
+VALUES ('a1', 'campaigns', '\x01', '{c1}', 1, $1), ('a1', 'campaigns', '\x02', '{c2}', 1, $1)`, kept)
+	require.NoError(t, err)
+	require.NoError(t, store.StartUnit(ctx, pool, k))
+	from, _ := claimQueued(t, pool, k, true)
+	require.Equal(t, kept, from)
+	return pool, kept, k
 }
 
 func TestAQueuedClaimOfPrintsTakesThemOnlyForARunningUnitAndOnlyOnce(t *testing.T) {
@@ -128,14 +145,8 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3`, k.RunID, k.AccountID, k.
 func TestAUnitThatFoundEveryKeptPageTrustsThemWithItsLock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, kept, k := trustedThenNextRun(t)
-	_, err := pool.Exec(ctx, `INSERT INTO sync_page_prints (account_id, entity, print, ids, records, seen_run)
-VALUES ('a1', 'campaigns', '\x01', '{c1}', 1, $1), ('a1', 'campaigns', '\x02', '{c2}', 1, $1)`, kept)
-	require.NoError(t, err)
+	pool, kept, k := twoKeptPagesClaimed(t)
 	run := k.RunID
-	require.NoError(t, store.StartUnit(ctx, pool, k))
-	from, _ := claimQueued(t, pool, k, true)
-	require.Equal(t, kept, from)
 	lockAndTrust := func() (changed bool) {
 		var trust store.PrintsTrust
 		require.NoError(t, store.LockUnitQueueFunc(ctx, pool, k, func(b *pgx.Batch) { store.QueueTrustUnchanged(b, k, &trust) },
@@ -154,4 +165,67 @@ VALUES ('a1', 'campaigns', '\x01', '{c1}', 1, $1), ('a1', 'campaigns', '\x02', '
 	require.True(t, found)
 	require.False(t, lockAndTrust(), "every kept page found, none stored")
 	require.Equal(t, run, printsRun(t, pool, "a1", "campaigns"), "trusted for the unit's run")
+}
+
+// ANALYZE of the pages' tables, which autovacuum runs after about every
+// full run, skips their ids arrays (read only whole, by unnest), and still
+// gathers the other columns' statistics.
+func TestAnalyzeOfThePagesTablesSkipsTheirIdsArrays(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, run := setupRuns(t)
+	_, err := pool.Exec(ctx, `INSERT INTO sync_unit_seen_pages (run_id, account_id, entity, ids, print, records)
+SELECT $1, 'a' || g, 'campaigns', ARRAY['x' || g, 'y' || g], sha256(g::text::bytea), 2 FROM generate_series(1, 50) g`, run)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `INSERT INTO sync_page_prints (account_id, entity, print, ids, records, seen_run)
+SELECT account_id, entity, print, ids, records, run_id FROM sync_unit_seen_pages`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `ANALYZE sync_page_prints, sync_unit_seen_pages`)
+	require.NoError(t, err)
+	r, err := pool.Query(ctx, `SELECT tablename || '.' || attname FROM pg_stats
+WHERE tablename IN ('sync_page_prints', 'sync_unit_seen_pages') AND schemaname = current_schema() ORDER BY 1`)
+	require.NoError(t, err)
+	columns, err := pgx.CollectRows(r, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Contains(t, columns, "sync_page_prints.account_id", "the other columns keep their statistics")
+	require.Contains(t, columns, "sync_unit_seen_pages.run_id")
+	require.NotContains(t, columns, "sync_page_prints.ids")
+	require.NotContains(t, columns, "sync_unit_seen_pages.ids")
+}
+
+// A unit's last page found by its print ends the unit in the same
+// statement as its prints' trust: completed with its pages without records
+// counted, its bookmark's full listing recorded. A last page not found ends
+// nothing and counts nothing.
+func TestAnUnchangedLastPageEndsItsUnitWithItsEmptyPagesAndTrustsItsPrints(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, kept, k := twoKeptPagesClaimed(t)
+	found, err := store.MatchPrint(ctx, pool, k, kept, []byte{1}, 1, nil)
+	require.NoError(t, err)
+	require.True(t, found)
+	unit := func() (state string, pages int64) {
+		require.NoError(t, pool.QueryRow(ctx, `SELECT state, pages FROM sync_run_units WHERE run_id = $1 AND account_id = $2 AND entity = $3`,
+			k.RunID, k.AccountID, k.Entity).Scan(&state, &pages))
+		return state, pages
+	}
+
+	res, err := store.EndWithLastPrint(ctx, pool, k, store.LastPrint{From: kept, Print: []byte{3}, Fetched: 1}, true, 2)
+	require.NoError(t, err)
+	require.Equal(t, store.LastPrintEnd{}, res, "a page not found ends nothing")
+	state, pages := unit()
+	require.Equal(t, store.UnitRunning, state)
+	require.EqualValues(t, 1, pages)
+	require.Zero(t, printsRun(t, pool, "a1", "campaigns"), "the unit's claim took the trust, and gave none")
+
+	res, err = store.EndWithLastPrint(ctx, pool, k, store.LastPrint{From: kept, Print: []byte{2}, Fetched: 1}, true, 2)
+	require.NoError(t, err)
+	require.Equal(t, store.LastPrintEnd{Found: true, Ended: true, RunDone: true}, res)
+	state, pages = unit()
+	require.Equal(t, store.UnitSucceeded, state)
+	require.EqualValues(t, 4, pages, "its two pages and the two without records")
+	require.Equal(t, k.RunID, printsRun(t, pool, "a1", "campaigns"), "trusted for the unit's run")
+	var fullAt *time.Time
+	require.NoError(t, pool.QueryRow(ctx, `SELECT last_full_at FROM sync_bookmarks WHERE account_id = 'a1' AND entity = 'campaigns'`).Scan(&fullAt))
+	require.NotNil(t, fullAt, "a complete listing")
 }

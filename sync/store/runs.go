@@ -401,22 +401,42 @@ func CompleteUnit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) error {
 
 // completeUnitSQL marks an open unit succeeded and advances its bookmark;
 // a unit that ended (succeeded, failed, skipped) is left as it is.
-var completeUnitSQL = completeUnitWhenSQL("TRUE", "$4")
+var completeUnitSQL = completeUnitWhenSQL(completion{when: "TRUE", full: "$4", emptyPages: "0"})
 
-// completeUnitWhenSQL is completeUnitSQL completing only when the
-// condition when holds, with full the parameter saying the listing was
-// complete.
-func completeUnitWhenSQL(when, full string) string {
+// completePagesSQL is completeUnitSQL counting $5 listed pages that held
+// no record and were not stored one by one: such a page has nothing to
+// store, so the unit counts it as it completes instead of in a
+// transaction of its own.
+var completePagesSQL = completeUnitWhenSQL(completion{when: "TRUE", full: "$4", emptyPages: "$5"})
+
+// completion parameterizes completeUnitWhenSQL: each field is SQL, a
+// condition or a parameter.
+type completion struct {
+	when       string // the unit completes only when it holds
+	full       string // the listing was complete
+	emptyPages string // pages without records the unit counts as it completes
+	// printsRun, when set, is the run whose page prints the bookmark
+	// trusts from now on (TrustPrints, in the same row write).
+	printsRun string
+}
+
+// completeUnitWhenSQL is completeUnitSQL as c says: one statement, whose
+// rows affected are 1 when the unit completed and 0 when it did not.
+func completeUnitWhenSQL(c completion) string {
+	cols, vals, sets := "", "", ""
+	if c.printsRun != "" {
+		cols, vals, sets = ", prints_run", ", "+c.printsRun, ",\n    prints_run = EXCLUDED.prints_run"
+	}
 	return `WITH u AS (
-    UPDATE sync_run_units SET state = 'succeeded', finished_at = now(), error = NULL
-    WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state IN ('pending', 'running') AND ` + when + `
+    UPDATE sync_run_units SET state = 'succeeded', finished_at = now(), error = NULL, pages = pages + ` + c.emptyPages + `
+    WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state IN ('pending', 'running') AND ` + c.when + `
     RETURNING max_updated_at)
-INSERT INTO sync_bookmarks (account_id, entity, bookmark, last_full_at, last_success_at)
-SELECT $2, $3, u.max_updated_at, CASE WHEN ` + full + ` THEN now() END, now() FROM u
+INSERT INTO sync_bookmarks (account_id, entity, bookmark, last_full_at, last_success_at` + cols + `)
+SELECT $2, $3, u.max_updated_at, CASE WHEN ` + c.full + ` THEN now() END, now()` + vals + ` FROM u
 ON CONFLICT (account_id, entity) DO UPDATE SET
     bookmark = GREATEST(sync_bookmarks.bookmark, EXCLUDED.bookmark),
     last_full_at = COALESCE(EXCLUDED.last_full_at, sync_bookmarks.last_full_at),
-    last_success_at = EXCLUDED.last_success_at`
+    last_success_at = EXCLUDED.last_success_at` + sets
 }
 
 // EndUnit marks a unit failed or skipped with a reason, and returns whether
@@ -449,26 +469,15 @@ func CompleteUnitAndFinishRun(ctx context.Context, db Batcher, k UnitKey, full b
 // statements of tx: when tx is BeginBatchFunc's (LockUnitFunc's), its
 // COMMIT travels with them, and tx takes no statement after. emptyPages
 // counts the unit's listed pages that held no record and were not stored
-// one by one (see emptyPagesSQL).
+// one by one (see completePagesSQL).
 func CompleteUnitFinishRunAndCommit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool, emptyPages int64) (bool, error) {
 	b := &pgx.Batch{}
-	n := 1
-	if emptyPages > 0 {
-		b.Queue(emptyPagesSQL, k.RunID, k.AccountID, k.Entity, emptyPages)
-		n++
-	}
-	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
-	return sendFinishingRun(ctx, committing{tx}, b, n, k.RunID, "")
+	b.Queue(completePagesSQL, k.RunID, k.AccountID, k.Entity, full, emptyPages)
+	return sendFinishingRun(ctx, committing{tx}, b, 1, k.RunID, "")
 }
 
-// emptyPagesSQL counts $4 listed pages without records in unit ($1, $2,
-// $3): such a page has nothing to store, so the unit counts it at its end
-// instead of in a transaction of its own.
-const emptyPagesSQL = `UPDATE sync_run_units SET pages = pages + $4
-WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state IN ('pending', 'running')`
-
 // FinishRunningUnit is, for a unit with nothing to sweep, the lock, the
-// completion (with emptyPages, see emptyPagesSQL) and the run's end of
+// completion (with emptyPages, see completePagesSQL) and the run's end of
 // LockUnitFunc and CompleteUnitFinishRunAndCommit in one round trip and one
 // transaction (a batch's). It returns the unit's state as locked: a unit
 // that had ended is left as it was (completeUnitSQL completes only an open
@@ -476,8 +485,7 @@ WHERE run_id = $1 AND account_id = $2 AND entity = $3 AND state IN ('pending', '
 func FinishRunningUnit(ctx context.Context, db Batcher, k UnitKey, full bool, emptyPages int64) (state string, done bool, err error) {
 	b := &pgx.Batch{}
 	b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity)
-	b.Queue(emptyPagesSQL, k.RunID, k.AccountID, k.Entity, emptyPages)
-	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
+	b.Queue(completePagesSQL, k.RunID, k.AccountID, k.Entity, full, emptyPages)
 	queueFinishRun(b, k.RunID, "")
 	br := db.SendBatch(ctx, b)
 	defer func() {
@@ -488,10 +496,8 @@ func FinishRunningUnit(ctx context.Context, db Batcher, k UnitKey, full bool, em
 	if err := br.QueryRow().Scan(&state); err != nil {
 		return "", false, err
 	}
-	for range 2 {
-		if _, err := br.Exec(); err != nil {
-			return state, false, err
-		}
+	if _, err := br.Exec(); err != nil {
+		return state, false, err
 	}
 	done, err = readFinishRun(br)
 	return state, done, err
