@@ -103,64 +103,17 @@ FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 40
 	}
 }
 
-// settle ends a phase that wrote rows: it does now, timed with the phase,
-// the maintenance its writes cause, as autovacuum would within the next
-// minutes (and charge to whichever phase then runs; the benchmark turns it
-// off, see autovacuumOff). Every phase that writes settles, baselines too.
-//   - VACUUM without parallel workers: autovacuum never launches them, and
-//     a manual VACUUM starts one for the index cleanup of each table with
-//     two indexes past min_parallel_index_scan_size, changed or not (about
-//     60 ms of CPU a table, for a cleanup that reads nothing);
-//   - ANALYZE of the tables autovacuum would analyze: changed rows past
-//     autovacuum_analyze_threshold + autovacuum_analyze_scale_factor ×
-//     reltuples (a fresh load's tables). Not every table: ANALYZE samples
-//     a table again whether it changed or not, which autovacuum does not.
-//     The pool's connections first flush the counts of the rows they
-//     changed (a connection sends them at most once a second), so the
-//     phase's writes are all counted.
+// settle ends a phase that wrote rows: VACUUM, timed with the phase, does
+// now the maintenance its writes cause (autovacuum would do it within the
+// next minutes, and charge it to whichever phase then runs). Every phase
+// that writes settles, baselines too. Without parallel workers, as
+// autovacuum does it: a manual VACUUM starts one for the index cleanup of
+// each table with two indexes past min_parallel_index_scan_size, changed
+// or not (about 90 ms for each such table, for a cleanup that reads
+// nothing). Not ANALYZE: it samples every table again, changed or not,
+// which autovacuum does not.
 func settle(b *testing.B, pool *pgxpool.Pool) {
-	ctx := context.Background()
-	for _, c := range pool.AcquireAllIdle(ctx) {
-		// The flush happens as the statement ends, before its answer.
-		_, err := c.Exec(ctx, `SELECT pg_stat_force_next_flush()`)
-		c.Release()
-		require.NoError(b, err)
-	}
-	_, err := pool.Exec(ctx, `VACUUM (PARALLEL 0)`)
-	require.NoError(b, err)
-	r, err := pool.Query(ctx, settleAnalyzeSQL)
-	require.NoError(b, err)
-	tables, err := pgx.CollectRows(r, pgx.RowTo[string])
-	require.NoError(b, err)
-	if len(tables) > 0 {
-		_, err = pool.Exec(ctx, `ANALYZE `+strings.Join(tables, ", "))
-		require.NoError(b, err)
-	}
-}
-
-// settleAnalyzeSQL names the tables autovacuum would analyze now (no table
-// of adsync's sets its own autovacuum options).
-const settleAnalyzeSQL = `SELECT format('%I.%I', s.schemaname, s.relname)
-FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-WHERE s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
-	+ current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)
-ORDER BY 1`
-
-// autovacuumOff turns autovacuum off for every table of the benchmark's
-// database (its own tables and TOAST tables): settle does, at the end of
-// each phase, what autovacuum would do for the phase's writes, and
-// autovacuum, which wakes on its own schedule, would otherwise do some of
-// it again inside whichever phase then runs. Tables made later are turned
-// off as they are made.
-func autovacuumOff(b *testing.B, pool *pgxpool.Pool) {
-	_, err := pool.Exec(context.Background(), `DO $$
-DECLARE t regclass;
-BEGIN
-    FOR t IN SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relkind IN ('r', 'm') AND n.nspname = current_schema() LOOP
-        EXECUTE format('ALTER TABLE %s SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)', t);
-    END LOOP;
-END $$`)
+	_, err := pool.Exec(context.Background(), `VACUUM (PARALLEL 0)`)
 	require.NoError(b, err)
 }
 
@@ -205,7 +158,6 @@ func BenchmarkSync(b *testing.B) {
 	url := synctest.MigratedDatabase(b)
 	pool := synctest.Pool(b, url)
 	deps, fakeBase := childFake(b, benchFake{Accounts: 100, Campaigns: 1000, Cards: 200, LineItems: 1, Posts: 3, Audiences: 1, Media: 5}, pool)
-	autovacuumOff(b, pool)
 	c := jobstest.StartWorker(b, deps, jobs.Options{})
 	cpu := measure.NewCPU(b, pool)
 	report := func(b *testing.B, n int, wall time.Duration, used cpuSpan) {
@@ -270,7 +222,6 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			b.StopTimer()
 			_, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_fetch; CREATE TABLE bench_fetch (account_id text, raw jsonb)`)
 			require.NoError(b, err)
-			autovacuumOff(b, pool)
 			b.StartTimer()
 			stop := profilePhase(b, pool, "fetch_copy")
 			c0, start := startCPU(cpu), time.Now()
@@ -354,7 +305,6 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			require.Len(b, rows, records)
 			_, err = pool.Exec(ctx, `DROP TABLE IF EXISTS bench_raw; CREATE TABLE bench_raw (account_id text, id text, raw jsonb)`)
 			require.NoError(b, err)
-			autovacuumOff(b, pool)
 			b.StartTimer()
 			c0, start := startCPU(cpu), time.Now()
 			n, err := pool.CopyFrom(ctx, pgx.Identifier{"bench_raw"}, []string{"account_id", "id", "raw"}, pgx.CopyFromRows(rows))
@@ -393,7 +343,6 @@ func shapedTables(b *testing.B, pool *pgxpool.Pool, entities []string, prefix st
 		_, err = pool.Exec(ctx, `DROP TABLE IF EXISTS `+prefix+e+`; CREATE TABLE `+prefix+e+` (LIKE `+e+` INCLUDING ALL)`)
 		require.NoError(b, err)
 	}
-	autovacuumOff(b, pool)
 	return st
 }
 
