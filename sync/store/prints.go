@@ -158,7 +158,7 @@ type LastPrintEnd struct {
 // and its whole end in one round trip and one transaction: the unit's
 // lock, MatchPrint and, when the print was found, the unit is running and
 // no print changed (PrintsChanged), the unit's completion with its
-// emptyPages (see completePagesSQL) and the prints' trust, in one
+// emptyPages (see completeUnitSQL) and the prints' trust, in one
 // statement, and the run's end. Otherwise only MatchPrint's count stays:
 // Finish ends the unit, after the page is stored when its print was not
 // found.

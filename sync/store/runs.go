@@ -395,19 +395,16 @@ WHERE account_id = $1 AND entity = $2`, accountID, entity).Scan(&b.Bookmark, &b.
 // newest updated_at the unit saw (never backwards). full records a complete
 // listing.
 func CompleteUnit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool) error {
-	_, err := tx.Exec(ctx, completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
+	_, err := tx.Exec(ctx, completeUnitSQL, k.RunID, k.AccountID, k.Entity, full, 0)
 	return err
 }
 
 // completeUnitSQL marks an open unit succeeded and advances its bookmark;
-// a unit that ended (succeeded, failed, skipped) is left as it is.
-var completeUnitSQL = completeUnitWhenSQL(completion{when: "TRUE", full: "$4", emptyPages: "0"})
-
-// completePagesSQL is completeUnitSQL counting $5 listed pages that held
-// no record and were not stored one by one: such a page has nothing to
-// store, so the unit counts it as it completes instead of in a
-// transaction of its own.
-var completePagesSQL = completeUnitWhenSQL(completion{when: "TRUE", full: "$4", emptyPages: "$5"})
+// a unit that ended (succeeded, failed, skipped) is left as it is. It
+// counts $5 listed pages that held no record and were not stored one by
+// one: such a page has nothing to store, so the unit counts it as it
+// completes instead of in a transaction of its own.
+var completeUnitSQL = completeUnitWhenSQL(completion{when: "TRUE", full: "$4", emptyPages: "$5"})
 
 // completion parameterizes completeUnitWhenSQL: each field is SQL, a
 // condition or a parameter.
@@ -461,7 +458,7 @@ ON CONFLICT (run_id, account_id, entity) DO UPDATE SET state = EXCLUDED.state, e
 // round trip.
 func CompleteUnitAndFinishRun(ctx context.Context, db Batcher, k UnitKey, full bool) (bool, error) {
 	b := &pgx.Batch{}
-	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full)
+	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full, 0)
 	return sendFinishingRun(ctx, db, b, 1, k.RunID, "")
 }
 
@@ -469,15 +466,15 @@ func CompleteUnitAndFinishRun(ctx context.Context, db Batcher, k UnitKey, full b
 // statements of tx: when tx is BeginBatchFunc's (LockUnitFunc's), its
 // COMMIT travels with them, and tx takes no statement after. emptyPages
 // counts the unit's listed pages that held no record and were not stored
-// one by one (see completePagesSQL).
+// one by one (see completeUnitSQL).
 func CompleteUnitFinishRunAndCommit(ctx context.Context, tx pgx.Tx, k UnitKey, full bool, emptyPages int64) (bool, error) {
 	b := &pgx.Batch{}
-	b.Queue(completePagesSQL, k.RunID, k.AccountID, k.Entity, full, emptyPages)
+	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full, emptyPages)
 	return sendFinishingRun(ctx, committing{tx}, b, 1, k.RunID, "")
 }
 
 // FinishRunningUnit is, for a unit with nothing to sweep, the lock, the
-// completion (with emptyPages, see completePagesSQL) and the run's end of
+// completion (with emptyPages, see completeUnitSQL) and the run's end of
 // LockUnitFunc and CompleteUnitFinishRunAndCommit in one round trip and one
 // transaction (a batch's). It returns the unit's state as locked: a unit
 // that had ended is left as it was (completeUnitSQL completes only an open
@@ -485,7 +482,7 @@ func CompleteUnitFinishRunAndCommit(ctx context.Context, tx pgx.Tx, k UnitKey, f
 func FinishRunningUnit(ctx context.Context, db Batcher, k UnitKey, full bool, emptyPages int64) (state string, done bool, err error) {
 	b := &pgx.Batch{}
 	b.Queue(lockUnitSQL, k.RunID, k.AccountID, k.Entity)
-	b.Queue(completePagesSQL, k.RunID, k.AccountID, k.Entity, full, emptyPages)
+	b.Queue(completeUnitSQL, k.RunID, k.AccountID, k.Entity, full, emptyPages)
 	queueFinishRun(b, k.RunID, "")
 	br := db.SendBatch(ctx, b)
 	defer func() {
