@@ -3,8 +3,10 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
@@ -67,6 +69,13 @@ func startCPU(m measure.CPU) cpuSpan { return cpuSpan{m: m, all: m.Now(), server
 // (NAME.sql.txt): a profile of one phase, not of the whole benchmark.
 const benchProfileEnv = "ADSYNC_BENCH_PROFILE"
 
+// benchPerfEnv, set to 1 beside benchProfileEnv, also records each phase
+// with Linux perf, the whole machine sampled on the cpu-clock software event
+// (NAME.perf.data; read it with perf report --sort comm,dso,sym): Postgres's
+// backends, which the Go profile cannot see, by function. It needs perf and
+// the rights to sample every process (root, or perf_event_paranoid below 1).
+const benchPerfEnv = "ADSYNC_BENCH_PERF"
+
 // profilePhase starts the phase's profiles when benchProfileEnv is set; the
 // returned func writes them.
 func profilePhase(b *testing.B, pool *pgxpool.Pool, name string) func() {
@@ -76,11 +85,13 @@ func profilePhase(b *testing.B, pool *pgxpool.Pool, name string) func() {
 	}
 	ctx := context.Background()
 	_, sqlErr := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()`)
+	stopPerf := startPerf(b, filepath.Join(dir, name+".perf.data"))
 	f, err := os.Create(filepath.Join(dir, name+".cpu.pprof"))
 	require.NoError(b, err)
 	require.NoError(b, pprof.StartCPUProfile(f))
 	return func() {
 		pprof.StopCPUProfile()
+		stopPerf()
 		require.NoError(b, f.Close())
 		if sqlErr != nil {
 			return
@@ -100,6 +111,26 @@ FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 40
 		})
 		require.NoError(b, err)
 		require.NoError(b, os.WriteFile(filepath.Join(dir, name+".sql.txt"), []byte(out.String()), 0o644))
+	}
+}
+
+// startPerf records the machine with perf into out when benchPerfEnv is 1;
+// the returned func stops the recording and waits for perf to write it.
+func startPerf(b *testing.B, out string) func() {
+	if os.Getenv(benchPerfEnv) != "1" {
+		return func() {}
+	}
+	cmd := exec.Command("perf", "record", "-e", "cpu-clock", "-F", "1999", "-a", "-g", "-q", "-o", out)
+	cmd.Stderr = os.Stderr
+	require.NoError(b, cmd.Start(), "starting perf")
+	time.Sleep(300 * time.Millisecond) // perf opens its events before the phase starts
+	return func() {
+		require.NoError(b, cmd.Process.Signal(os.Interrupt))
+		// perf writes its file on the interrupt, then ends by it.
+		if err := cmd.Wait(); err != nil {
+			var exit *exec.ExitError
+			require.True(b, errors.As(err, &exit) && !exit.Exited(), "perf record: %v", err)
+		}
 	}
 }
 
@@ -278,10 +309,12 @@ FROM sync_run_units WHERE run_id = $1 AND entity = ANY($2)`, id, entities).Scan(
 			st := shapedTables(b, pool, entities, "bench_paged_")
 			pages := st.pages(entities, "bench_paged_", listPageSize)
 			b.StartTimer()
+			stop := profilePhase(b, pool, "shaped_paged")
 			c0, start := startCPU(cpu), time.Now()
 			n := copyPages(b, pool, pages)
 			settle(b, pool)
 			report(b, n, time.Since(start), c0)
+			stop()
 			require.Equal(b, records, n)
 		}
 	})
